@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# haproxy.sh start|stop|status|run — HAProxy as a benchmark peer: a keep-alive reverse proxy on
+# 127.0.0.1:9601 to the stub on 127.0.0.1:8080 (config: haproxy.cfg next to this script).
+# HAPROXY_BASE (default <repo>/target/haproxy) holds the pid file and log, so it never touches Debian's
+# haproxy service. HAProxy is installed from Debian on first use when missing.
+set -euo pipefail
+
+here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+root=$(cd "$here/../.." && pwd)
+# shellcheck source=../../bin/lib/daemon.sh
+. "$root/bin/lib/daemon.sh"
+
+name=haproxy
+host=127.0.0.1
+port=9601
+conf=$here/haproxy.cfg
+base=${HAPROXY_BASE:-$root/target/haproxy}
+base=$(realpath -m "$base")
+pidfile=$base/haproxy.pid
+logfile=$base/logs/console.log
+# -C (the working directory) names this instance on the command line.
+marker="-C $base"
+
+haproxy_bin() {
+  command -v haproxy 2>/dev/null || { [ -x /usr/sbin/haproxy ] && echo /usr/sbin/haproxy; }
+}
+
+ensure_installed() {
+  haproxy_bin >/dev/null && return 0
+  if [ "$(id -u)" != 0 ]; then
+    echo "$name: HAProxy is not installed and installing it needs root: apt-get install haproxy" >&2
+    return 1
+  fi
+  echo "$name: installing HAProxy from Debian…"
+  apt-get update -q >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends haproxy >/dev/null
+  haproxy_bin >/dev/null
+}
+
+# Sets cmd to the HAProxy command line for this instance.
+# -db: stay in the foreground, no master process, so the pid we record is the proxy itself.
+command_line() {
+  cmd=("$(haproxy_bin)" -db -C "$base" -f "$conf")
+}
+
+start() {
+  ensure_installed
+  mkdir -p "$base/logs"
+  command_line
+  if ! "${cmd[@]}" -c -q >>"$logfile" 2>&1; then
+    echo "$name: configuration check failed; last lines of $logfile:" >&2
+    tail -n 15 "$logfile" >&2
+    return 1
+  fi
+  daemon_start "$name" "$pidfile" "$logfile" "$marker" "$host" "$port" 30 -- "${cmd[@]}"
+  echo "$name started (pid $(cat "$pidfile")) on $host:$port, base $base"
+}
+
+status() {
+  local pid
+  if pid=$(daemon_pid "$pidfile" "$marker"); then
+    echo "$name is running (pid $pid, up $(daemon_uptime "$pid") s) on $host:$port, base $base"
+    return 0
+  fi
+  echo "$name is not running (base $base)"
+  return 3
+}
+
+case ${1:-} in
+  start) start ;;
+  stop) daemon_stop "$name" "$pidfile" "$marker" 30 ;;
+  status) status ;;
+  run)
+    ensure_installed
+    mkdir -p "$base/logs"
+    command_line
+    exec "${cmd[@]}"
+    ;;
+  *) echo "usage: $(basename "$0") start|stop|status|run   (HAPROXY_BASE=$base)" >&2; exit 2 ;;
+esac
