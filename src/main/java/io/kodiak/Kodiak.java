@@ -1,0 +1,89 @@
+package io.kodiak;
+
+import io.kodiak.config.ProxyConfig;
+import io.kodiak.forward.Drain;
+import io.kodiak.forward.ForwardingServices;
+import io.kodiak.forward.ProxyFilter;
+import io.kodiak.listener.ProxyListener;
+import io.kodiak.routing.Router;
+import io.kodiak.upstream.UpstreamClient;
+import org.glassfish.grizzly.utils.DelayedExecutor;
+
+import java.io.IOException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/** The proxy as one object: listener, routing, upstream client and pools, wired from a validated config. */
+public final class Kodiak {
+    /** Resolution of every timer (response timeout, idle connections, pool waits). */
+    private static final long TIMER_TICK_MILLIS = 50;
+
+    private final ProxyConfig config;
+    private final Drain drain = new Drain();
+    private final ExecutorService timerThread;
+    private final DelayedExecutor timers;
+    private final UpstreamClient upstreams;
+    private final ForwardingServices services;
+    private final ProxyListener listener;
+    private volatile boolean stopped;
+
+    public Kodiak(ProxyConfig config) {
+        this.config = config;
+        this.timerThread = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "kodiak-timers");
+            t.setDaemon(true);
+            return t;
+        });
+        this.timers = new DelayedExecutor(timerThread, TIMER_TICK_MILLIS, TimeUnit.MILLISECONDS);
+        this.upstreams = new UpstreamClient(config, timers);
+        this.services = new ForwardingServices(new Router(config.routes()), upstreams, timers,
+                config.upstream().responseTimeout().toMillis(), config.listener().maxBodySize(), drain);
+        this.listener = new ProxyListener(config.listener(), new ProxyFilter(services), drain, timers);
+    }
+
+    public void start() throws IOException {
+        timers.start();
+        upstreams.start();
+        try {
+            listener.start();
+        } catch (IOException e) {
+            upstreams.stop();
+            timers.destroy();
+            timerThread.shutdownNow();
+            throw e;
+        }
+    }
+
+    /** Drains (up to the configured grace period) and releases everything. Idempotent. */
+    public synchronized void stop() {
+        if (stopped) {
+            return;
+        }
+        stopped = true;
+        listener.stop(config.shutdownGracePeriod().toMillis());
+        upstreams.stop();
+        timers.destroy();
+        timerThread.shutdownNow();
+    }
+
+    public int port() {
+        return listener.port();
+    }
+
+    public ProxyConfig config() {
+        return config;
+    }
+
+    public Drain drain() {
+        return drain;
+    }
+
+    public UpstreamClient upstreams() {
+        return upstreams;
+    }
+
+    public ForwardingServices services() {
+        return services;
+    }
+}

@@ -1,0 +1,76 @@
+package io.kodiak;
+
+import io.kodiak.config.ConfigException;
+import io.kodiak.config.ConfigLoader;
+import io.kodiak.config.ProxyConfig;
+import io.kodiak.routing.Route;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.bridge.SLF4JBridgeHandler;
+
+import java.io.File;
+import java.io.IOException;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Command line entry: {@code kodiak [-c FILE | FILE]} (default conf/proxy.conf). Exit codes:
+ * 0 after a clean stop, 1 when the listener cannot start, 2 for invalid configuration or usage.
+ */
+public final class Main {
+    private static final Logger LOG = LoggerFactory.getLogger(Main.class);
+
+    private Main() {
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        SLF4JBridgeHandler.removeHandlersForRootLogger();
+        SLF4JBridgeHandler.install();
+
+        File file;
+        if (args.length == 0) {
+            file = new File("conf/proxy.conf");
+        } else if (args.length == 1 && !args[0].startsWith("-")) {
+            file = new File(args[0]);
+        } else if (args.length == 2 && args[0].equals("-c")) {
+            file = new File(args[1]);
+        } else {
+            System.err.println("usage: kodiak [-c FILE | FILE]   (default conf/proxy.conf)");
+            System.exit(2);
+            return;
+        }
+
+        ProxyConfig config;
+        try {
+            config = ConfigLoader.load(file);
+        } catch (ConfigException e) {
+            System.err.println("kodiak: refusing to start, " + file + ": " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+
+        Kodiak kodiak = new Kodiak(config);
+        try {
+            kodiak.start();
+        } catch (IOException e) {
+            System.err.println("kodiak: cannot listen on " + config.listener().host() + ":"
+                    + config.listener().port() + ": " + e.getMessage());
+            System.exit(1);
+            return;
+        }
+
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            LOG.info("stopping: draining in-flight exchanges (grace period {})", config.shutdownGracePeriod());
+            kodiak.stop();
+            LOG.info("stopped");
+            stopped.countDown();
+        }, "kodiak-shutdown"));
+
+        LOG.info("Kodiak listening on {}:{} (io-strategy {}, {} selector threads)", config.listener().host(),
+                kodiak.port(), config.listener().ioStrategy().configName(), config.listener().selectorThreads());
+        for (Route route : config.routes()) {
+            LOG.info("route {} -> {}{}", route.prefix(), route.upstreamUrl(), route.preserveHost() ? " (preserve-host)" : "");
+        }
+        stopped.await();
+    }
+}

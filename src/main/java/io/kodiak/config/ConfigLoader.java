@@ -1,0 +1,296 @@
+package io.kodiak.config;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigParseOptions;
+import com.typesafe.config.ConfigValue;
+import com.typesafe.config.ConfigValueType;
+import io.kodiak.routing.Route;
+import io.kodiak.routing.UpstreamTarget;
+
+import java.io.File;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * Builds a {@link ProxyConfig} from reference.conf, the user's file and -D overrides, and refuses
+ * to return one while any value is wrong: every problem is collected, so one start-up attempt
+ * shows the user all of them, each naming the key, the value and what was expected.
+ */
+public final class ConfigLoader {
+    private static final Set<String> ROUTE_KEYS = Set.of("prefix", "upstream", "preserve-host");
+
+    private final Config config;
+    private final List<ConfigProblem> problems = new ArrayList<>();
+
+    private ConfigLoader(Config config) {
+        this.config = config;
+    }
+
+    /** Loads {@code file} (null: defaults only) layered as -D overrides, file, reference.conf. */
+    public static ProxyConfig load(File file) {
+        Config user = ConfigFactory.empty();
+        if (file != null) {
+            if (!file.isFile()) {
+                throw new ConfigException(List.of(new ConfigProblem("config file", file.getPath(),
+                        "an existing, readable HOCON file")));
+            }
+            try {
+                user = ConfigFactory.parseFile(file, ConfigParseOptions.defaults().setAllowMissing(false));
+            } catch (com.typesafe.config.ConfigException e) {
+                throw new ConfigException(List.of(new ConfigProblem("config file", file.getPath(),
+                        "valid HOCON (" + e.getMessage() + ")")));
+            }
+        }
+        return fromConfig(user);
+    }
+
+    /** Validates {@code user} layered over system properties and reference.conf. */
+    public static ProxyConfig fromConfig(Config user) {
+        ConfigFactory.invalidateCaches();
+        Config merged;
+        try {
+            merged = ConfigFactory.defaultOverrides().withFallback(user)
+                    .withFallback(ConfigFactory.defaultReference()).resolve();
+        } catch (com.typesafe.config.ConfigException e) {
+            throw new ConfigException(List.of(new ConfigProblem("configuration", "(unresolvable)", e.getMessage())));
+        }
+        return new ConfigLoader(merged).build();
+    }
+
+    private ProxyConfig build() {
+        rejectUnknownKeys();
+        int cores = Runtime.getRuntime().availableProcessors();
+
+        String host = string("proxy.listener.host");
+        int port = port("proxy.listener.port");
+        int selectors = intInRange("proxy.listener.selector-threads", 0, 1024, "0 (one per core) or a thread count up to 1024");
+        int workers = intInRange("proxy.listener.worker-threads", 0, 10_000, "0 (two per core) or a thread count up to 10000");
+        IoStrategyName strategy = ioStrategy("proxy.listener.io-strategy");
+        boolean persistent = bool("proxy.listener.persistent-connections");
+        Duration idle = duration("proxy.listener.idle-timeout", Duration.ofSeconds(1), "a duration of at least 1s, e.g. 60s");
+        int maxRequests = intInRange("proxy.listener.max-requests-per-connection", -1, Integer.MAX_VALUE,
+                "-1 (no limit) or a positive count");
+        if (maxRequests == 0) {
+            problems.add(new ConfigProblem("proxy.listener.max-requests-per-connection", "0", "-1 (no limit) or a positive count"));
+        }
+        long headerSize = size("proxy.listener.max-header-size", 256, 1 << 20, "a size from 256 to 1m, e.g. 8k");
+        long bodySize = sizeOrUnlimited("proxy.listener.max-body-size");
+
+        ProxyConfig.Listener listener = new ProxyConfig.Listener(host, port,
+                selectors == 0 ? cores : selectors, workers == 0 ? cores * 2 : workers, strategy,
+                persistent, idle, maxRequests, (int) headerSize, bodySize);
+
+        ProxyConfig.Upstream upstream = new ProxyConfig.Upstream(
+                bool("proxy.upstream.persistent-connections"),
+                intInRange("proxy.upstream.max-connections", 1, 100_000, "a connection count from 1 to 100000"),
+                duration("proxy.upstream.connect-timeout", Duration.ofMillis(1), "a positive duration, e.g. 5s"),
+                duration("proxy.upstream.response-timeout", Duration.ofMillis(1), "a positive duration, e.g. 30s"),
+                duration("proxy.upstream.idle-timeout", Duration.ofMillis(1), "a positive duration, e.g. 60s"));
+
+        ProxyConfig.Admin admin = new ProxyConfig.Admin(bool("proxy.admin.enabled"),
+                string("proxy.admin.host"), port("proxy.admin.port"));
+        if (admin.enabled() && admin.port() == port && admin.port() > 0) {
+            problems.add(new ConfigProblem("proxy.admin.port", String.valueOf(admin.port()),
+                    "a port other than proxy.listener.port (the admin endpoints are never on the proxied port)"));
+        }
+
+        Duration grace = duration("proxy.shutdown.grace-period", Duration.ZERO, "a duration of 0s or more, e.g. 30s");
+        List<Route> routes = routes();
+
+        if (!problems.isEmpty()) {
+            throw new ConfigException(problems);
+        }
+        return new ProxyConfig(listener, routes, upstream, admin, grace);
+    }
+
+    // ---------------------------------------------------------------- routes
+
+    private List<Route> routes() {
+        String key = "proxy.routes";
+        if (!config.hasPath(key) || config.getValue(key).valueType() != ConfigValueType.LIST) {
+            problems.add(new ConfigProblem(key, render(key), "a list of { prefix = \"/...\", upstream = \"http://host:port/path\" }"));
+            return List.of();
+        }
+        List<? extends Config> entries;
+        try {
+            entries = config.getConfigList(key);
+        } catch (com.typesafe.config.ConfigException e) {
+            problems.add(new ConfigProblem(key, render(key), "a list of objects with prefix and upstream"));
+            return List.of();
+        }
+        if (entries.isEmpty()) {
+            problems.add(new ConfigProblem(key, "[]", "at least one route"));
+        }
+        List<Route> routes = new ArrayList<>();
+        Set<String> prefixes = new HashSet<>();
+        for (int i = 0; i < entries.size(); i++) {
+            Config entry = entries.get(i);
+            String at = key + "[" + i + "]";
+            for (String k : entry.root().keySet()) {
+                if (!ROUTE_KEYS.contains(k)) {
+                    problems.add(new ConfigProblem(at + "." + k, entry.getValue(k).render(),
+                            "one of the route keys " + ROUTE_KEYS));
+                }
+            }
+            String prefix = entry.hasPath("prefix") ? entry.getValue("prefix").unwrapped().toString() : null;
+            if (prefix == null || !prefix.startsWith("/")) {
+                problems.add(new ConfigProblem(at + ".prefix", String.valueOf(prefix), "a path prefix starting with /"));
+                continue;
+            }
+            if (!prefixes.add(prefix)) {
+                problems.add(new ConfigProblem(at + ".prefix", prefix, "a prefix not used by another route"));
+            }
+            boolean preserveHost = false;
+            if (entry.hasPath("preserve-host")) {
+                try {
+                    preserveHost = entry.getBoolean("preserve-host");
+                } catch (com.typesafe.config.ConfigException e) {
+                    problems.add(new ConfigProblem(at + ".preserve-host", entry.getValue("preserve-host").render(), "true or false"));
+                }
+            }
+            String url = entry.hasPath("upstream") ? entry.getValue("upstream").unwrapped().toString() : null;
+            UpstreamTarget target = upstreamTarget(at + ".upstream", url);
+            if (target != null) {
+                routes.add(new Route(prefix, target, preserveHost, url));
+            }
+        }
+        return routes;
+    }
+
+    private UpstreamTarget upstreamTarget(String key, String url) {
+        String expected = "an absolute http:// URL such as http://127.0.0.1:8080/path (no query, no fragment)";
+        if (url == null) {
+            problems.add(new ConfigProblem(key, "(missing)", expected));
+            return null;
+        }
+        try {
+            URI uri = new URI(url);
+            if (!"http".equalsIgnoreCase(uri.getScheme()) || uri.getHost() == null
+                    || uri.getRawQuery() != null || uri.getRawFragment() != null || uri.getRawUserInfo() != null) {
+                problems.add(new ConfigProblem(key, url, expected));
+                return null;
+            }
+            int port = uri.getPort() == -1 ? 80 : uri.getPort();
+            if (port < 1 || port > 65535) {
+                problems.add(new ConfigProblem(key, url, "a port from 1 to 65535 in " + expected));
+                return null;
+            }
+            String host = uri.getHost();
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+            return new UpstreamTarget(host, port, path);
+        } catch (URISyntaxException e) {
+            problems.add(new ConfigProblem(key, url, expected));
+            return null;
+        }
+    }
+
+    // ------------------------------------------------------------ scalar keys
+
+    private void rejectUnknownKeys() {
+        Config reference = ConfigFactory.defaultReference().getConfig("proxy");
+        if (!config.hasPath("proxy")) {
+            return;
+        }
+        for (Map.Entry<String, ConfigValue> e : config.getConfig("proxy").entrySet()) {
+            String path = e.getKey();
+            if (path.equals("routes") || path.startsWith("routes.")) {
+                continue;
+            }
+            if (!reference.hasPath(path)) {
+                problems.add(new ConfigProblem("proxy." + path, e.getValue().render(),
+                        "no such key (see reference.conf for the keys Kodiak knows)"));
+            }
+        }
+    }
+
+    private <T> T read(String key, Function<String, T> getter, String expected, T fallback) {
+        try {
+            return getter.apply(key);
+        } catch (com.typesafe.config.ConfigException e) {
+            problems.add(new ConfigProblem(key, render(key), expected));
+            return fallback;
+        }
+    }
+
+    private String render(String key) {
+        try {
+            return config.hasPath(key) ? config.getValue(key).render() : "(missing)";
+        } catch (com.typesafe.config.ConfigException e) {
+            return "(unreadable)";
+        }
+    }
+
+    private String string(String key) {
+        String value = read(key, config::getString, "a non-empty string", "");
+        if (value.isBlank() && config.hasPath(key)) {
+            problems.add(new ConfigProblem(key, render(key), "a non-empty host name or address"));
+        }
+        return value;
+    }
+
+    private boolean bool(String key) {
+        return read(key, config::getBoolean, "true or false", false);
+    }
+
+    /** 0 asks the OS for a free port (tests use it); anything else must be a real TCP port. */
+    private int port(String key) {
+        return intInRange(key, 0, 65535, "a port number from 1 to 65535 (0: any free port)");
+    }
+
+    private int intInRange(String key, int min, int max, String expected) {
+        int value = read(key, config::getInt, expected, min);
+        if (value < min || value > max) {
+            problems.add(new ConfigProblem(key, render(key), expected));
+        }
+        return value;
+    }
+
+    private Duration duration(String key, Duration min, String expected) {
+        Duration value = read(key, config::getDuration, expected, min);
+        if (value.compareTo(min) < 0) {
+            problems.add(new ConfigProblem(key, render(key), expected));
+        }
+        return value;
+    }
+
+    private long size(String key, long min, long max, String expected) {
+        long value = read(key, k -> config.getBytes(k), expected, min);
+        if (value < min || value > max) {
+            problems.add(new ConfigProblem(key, render(key), expected));
+        }
+        return value;
+    }
+
+    private long sizeOrUnlimited(String key) {
+        String expected = "\"unlimited\" or a size of at least 0, e.g. 100m";
+        if (config.hasPath(key) && config.getValue(key).valueType() == ConfigValueType.STRING
+                && "unlimited".equals(config.getString(key))) {
+            return -1;
+        }
+        long value = read(key, k -> config.getBytes(k), expected, -1L);
+        if (value < 0) {
+            problems.add(new ConfigProblem(key, render(key), expected));
+        }
+        return value;
+    }
+
+    private IoStrategyName ioStrategy(String key) {
+        String expected = "one of " + IoStrategyName.allNames();
+        String value = read(key, config::getString, expected, IoStrategyName.SAME_THREAD.configName());
+        return IoStrategyName.parse(value).orElseGet(() -> {
+            problems.add(new ConfigProblem(key, render(key), expected));
+            return IoStrategyName.SAME_THREAD;
+        });
+    }
+}

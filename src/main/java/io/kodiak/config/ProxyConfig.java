@@ -1,0 +1,23 @@
+package io.kodiak.config;
+
+import io.kodiak.routing.Route;
+
+import java.time.Duration;
+import java.util.List;
+
+/** The validated, immutable configuration the proxy runs with. */
+public record ProxyConfig(Listener listener, List<Route> routes, Upstream upstream, Admin admin, Duration shutdownGracePeriod) {
+
+    /** Client-facing side. {@code maxBodySize} is -1 when unlimited; thread counts are resolved (never 0). */
+    public record Listener(String host, int port, int selectorThreads, int workerThreads, IoStrategyName ioStrategy,
+                           boolean persistentConnections, Duration idleTimeout, int maxRequestsPerConnection,
+                           int maxHeaderSize, long maxBodySize) {
+    }
+
+    public record Upstream(boolean persistentConnections, int maxConnections, Duration connectTimeout,
+                           Duration responseTimeout, Duration idleTimeout) {
+    }
+
+    public record Admin(boolean enabled, String host, int port) {
+    }
+}

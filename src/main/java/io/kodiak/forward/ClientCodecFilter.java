@@ -1,0 +1,53 @@
+package io.kodiak.forward;
+
+import org.glassfish.grizzly.filterchain.FilterChainContext;
+import org.glassfish.grizzly.http.HttpHeader;
+import org.glassfish.grizzly.http.HttpRequestPacket;
+import org.glassfish.grizzly.http.HttpResponsePacket;
+import org.glassfish.grizzly.http.HttpServerFilter;
+import org.glassfish.grizzly.http.KeepAlive;
+import org.glassfish.grizzly.http.util.MimeHeaders;
+
+/**
+ * Grizzly's HTTP/1.1 server codec with Kodiak's error answers: a request whose header cannot be
+ * parsed gets a precise status (400, 414, 431) and a one-line reason instead of an empty 400,
+ * and a broken body is left to the exchange, the one place that knows whether a response has
+ * already started.
+ */
+public final class ClientCodecFilter extends HttpServerFilter {
+
+    /** {@code keepAlive} null turns persistent client connections off. */
+    @SuppressWarnings("deprecation")
+    public ClientCodecFilter(int maxHeaderSize, KeepAlive keepAlive) {
+        super(true, maxHeaderSize, null, keepAlive, null,
+                MimeHeaders.MAX_NUM_HEADERS_DEFAULT, MimeHeaders.MAX_NUM_HEADERS_UNBOUNDED);
+        // A proxy forwards what it is given: GET or DELETE with a body is the upstream's business.
+        setAllowPayloadForUndefinedHttpMethods(true);
+    }
+
+    @Override
+    protected void onHttpHeaderError(HttpHeader header, FilterChainContext ctx, Throwable error) {
+        HttpResponsePacket response = ((HttpRequestPacket) header).getResponse();
+        ctx.write(encodeHttpPacket(ctx, LocalResponse.of(response, classify(error))));
+        response.getProcessingState().getHttpContext().close();
+    }
+
+    @Override
+    protected void onHttpContentError(HttpHeader header, FilterChainContext ctx, Throwable error) {
+        header.setContentBroken(true);
+    }
+
+    static ProxyError classify(Throwable error) {
+        if (error instanceof MimeHeaders.MaxHeaderCountExceededException) {
+            return ProxyError.HEADERS_TOO_LARGE;
+        }
+        String message = String.valueOf(error.getMessage());
+        if (message.contains("header is too large")) {
+            return ProxyError.HEADERS_TOO_LARGE;
+        }
+        if (message.contains("line is too large")) {
+            return ProxyError.URI_TOO_LONG;
+        }
+        return ProxyError.BAD_REQUEST;
+    }
+}

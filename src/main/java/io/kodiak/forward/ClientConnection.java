@@ -1,0 +1,70 @@
+package io.kodiak.forward;
+
+import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.Grizzly;
+import org.glassfish.grizzly.attributes.Attribute;
+import org.glassfish.grizzly.filterchain.FilterChainContext;
+import org.glassfish.grizzly.http.HttpHeader;
+
+/**
+ * Per client connection: the exchange in progress, and a pipelined next request held back
+ * (its read suspended) until that exchange is over, so responses leave in request order.
+ */
+final class ClientConnection {
+    private static final Attribute<ClientConnection> ATTR =
+            Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(ClientConnection.class.getName());
+
+    private Exchange current;
+    private HttpHeader lastFinishedRequest;
+    private FilterChainContext heldRequest;
+
+    static ClientConnection of(Connection<?> connection) {
+        ClientConnection state = ATTR.get(connection);
+        if (state == null) {
+            state = new ClientConnection();
+            ATTR.set(connection, state);
+        }
+        return state;
+    }
+
+    static ClientConnection peek(Connection<?> connection) {
+        return ATTR.get(connection);
+    }
+
+    synchronized Exchange current() {
+        return current;
+    }
+
+    synchronized void begin(Exchange exchange) {
+        current = exchange;
+    }
+
+    /** True when {@code request} belongs to an exchange already answered: its late body bytes are dropped. */
+    synchronized boolean isFinished(HttpHeader request) {
+        return request == lastFinishedRequest;
+    }
+
+    /**
+     * Holds a pipelined request back while another exchange runs; false when it may proceed now.
+     * The context is suspended under the lock, so the finishing exchange can only resume it after.
+     */
+    synchronized boolean holdIfBusy(FilterChainContext ctx) {
+        if (current == null) {
+            return false;
+        }
+        ctx.suspend();
+        heldRequest = ctx;
+        return true;
+    }
+
+    /** Ends {@code exchange}; returns the held pipelined request to resume, if any. */
+    synchronized FilterChainContext finish(Exchange exchange, HttpHeader request) {
+        if (current == exchange) {
+            current = null;
+        }
+        lastFinishedRequest = request;
+        FilterChainContext held = heldRequest;
+        heldRequest = null;
+        return held;
+    }
+}

@@ -1,0 +1,536 @@
+package io.kodiak.forward;
+
+import io.kodiak.log.AccessLog;
+import io.kodiak.routing.Route;
+import io.kodiak.upstream.ResponseListener;
+import io.kodiak.upstream.UpstreamFilter;
+import io.kodiak.upstream.UpstreamPool;
+import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.CompletionHandler;
+import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.Grizzly;
+import org.glassfish.grizzly.WriteHandler;
+import org.glassfish.grizzly.attributes.Attribute;
+import org.glassfish.grizzly.filterchain.FilterChainContext;
+import org.glassfish.grizzly.filterchain.NextAction;
+import org.glassfish.grizzly.http.HttpBrokenContent;
+import org.glassfish.grizzly.http.HttpContent;
+import org.glassfish.grizzly.http.HttpRequestPacket;
+import org.glassfish.grizzly.http.HttpResponsePacket;
+import org.glassfish.grizzly.http.HttpServerFilter;
+import org.glassfish.grizzly.http.util.HttpStatus;
+import org.glassfish.grizzly.memory.Buffers;
+import org.glassfish.grizzly.utils.DelayedExecutor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.ConnectException;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One request and its response, from the parsed request header to the last response byte.
+ * It owns everything whose lifetime is the exchange: the upstream connection (released to the
+ * pool only after a complete, reusable response; discarded on any error), the response timer,
+ * the suspended client contexts used for back-pressure, and the single "finished" transition
+ * after which nothing more is written anywhere.
+ *
+ * <p>Bodies are forwarded as the codecs hand them over: the {@link Buffer} inside each decoded
+ * {@link HttpContent} is re-wrapped for the other side's codec, never copied. When the receiving
+ * side's write queue is over its limit, the reading side's filter-chain context is suspended
+ * (which stops reads on that connection) until the writer reports room again.
+ *
+ * <p>Two threads touch an exchange: the client connection's selector thread and the upstream
+ * connection's. State changes happen under the exchange's lock; pool calls and chain resumptions
+ * that may run other exchanges' code happen outside it, so exchanges never wait on each other.
+ */
+final class Exchange implements ResponseListener {
+    private static final Logger LOG = LoggerFactory.getLogger(Exchange.class);
+    /** Requests already served by an upstream connection; a reused one may have been closed by the upstream. */
+    private static final Attribute<Integer> REQUESTS_SERVED =
+            Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(Exchange.class.getName() + ".served");
+    private static final int CLIENT_CLOSED_STATUS = 499;
+
+    private final ForwardingServices services;
+    private final ClientConnection client;
+    private final FilterChainContext clientCtx;
+    private final Connection<?> clientConnection;
+    private final HttpRequestPacket request;
+    private final Route route;
+    private final UpstreamPool pool;
+    private final String upstreamPath;
+    private final long startNanos = System.nanoTime();
+
+    /** Deadline for the response timer; read and written by {@link ResponseTimeouts} only. */
+    volatile long timeoutAtMillis = DelayedExecutor.UNSET_TIMEOUT;
+
+    // Guarded by this.
+    private HttpContent contentWithHeader;
+    private Connection<?> upstream;
+    private HttpRequestPacket upstreamRequest;
+    private boolean upstreamReused;
+    private boolean retried;
+    private boolean clientReading;
+    private boolean requestSent;
+    private HttpResponsePacket upstreamResponse;
+    private boolean responseCommitted;
+    private boolean finished;
+    private FilterChainContext heldClientRead;
+    private FilterChainContext heldUpstreamRead;
+    private long requestBytes;
+    private long responseBytes;
+    private long sentNanos = -1;
+    private long firstByteNanos = -1;
+    private int status;
+
+    Exchange(ForwardingServices services, ClientConnection client, FilterChainContext clientCtx,
+             HttpRequestPacket request, Route route) {
+        this.services = services;
+        this.client = client;
+        this.clientCtx = clientCtx;
+        this.clientConnection = clientCtx.getConnection();
+        this.request = request;
+        this.route = route;
+        this.pool = services.upstreams().poolFor(route.target());
+        this.upstreamPath = route.rewrite(request.getRequestURI());
+    }
+
+    boolean isFor(HttpRequestPacket packet) {
+        return packet == request;
+    }
+
+    // ------------------------------------------------------------------ start
+
+    /** Called with the first decoded message (header, maybe some body); parks the client until an upstream is ready. */
+    NextAction start(HttpContent first) {
+        NextAction suspend = clientCtx.getSuspendAction();
+        clientCtx.suspend();
+        boolean tooLarge;
+        synchronized (this) {
+            contentWithHeader = first;
+            requestBytes = first.getContent().remaining();
+            tooLarge = services.exceedsBodyLimit(requestBytes);
+        }
+        if (tooLarge) {
+            fail(ProxyError.BODY_TOO_LARGE, "request body over " + services.maxBodySize() + " bytes");
+        } else {
+            pool.acquire(new Acquisition(false));
+        }
+        return suspend;
+    }
+
+    private void onUpstreamReady(Connection<?> connection, boolean fresh) {
+        boolean unused;
+        FilterChainContext resumeClient = null;
+        synchronized (this) {
+            unused = finished;
+            if (!finished) {
+                upstream = connection;
+                Integer served = REQUESTS_SERVED.get(connection);
+                upstreamReused = !fresh && served != null;
+                REQUESTS_SERVED.set(connection, served == null ? 1 : served + 1);
+                UpstreamFilter.bind(connection, this);
+                sendRequestHeader(connection);
+                if (request.requiresAcknowledgement()) {
+                    sendContinue();
+                }
+                if (!clientReading) {
+                    clientReading = true;
+                    resumeClient = clientCtx;
+                }
+            }
+        }
+        if (unused) {
+            pool.release(connection);
+            return;
+        }
+        if (resumeClient != null) {
+            // The header context stays suspended for the whole exchange (responses are written
+            // through it); a fork re-enables reads on a copy, so the body and a client close are seen.
+            resumeClient.fork(resumeClient.getStopAction());
+        }
+    }
+
+    private void sendRequestHeader(Connection<?> connection) {
+        upstreamRequest = HeaderRewriter.upstreamRequest(request, route, upstreamPath, pool.persistent());
+        HttpContent first = contentWithHeader;
+        contentWithHeader = null;
+        Buffer body = first == null ? Buffers.EMPTY_BUFFER : first.getContent();
+        boolean last = first == null ? requestSent : first.isLast();
+        connection.write(HttpContent.builder(upstreamRequest).content(body).last(last).build());
+        if (first != null) {
+            first.recycle();
+        }
+        if (last) {
+            markRequestSent();
+        }
+    }
+
+    private void sendContinue() {
+        HttpResponsePacket interim = request.getResponse();
+        HttpStatus.CONINTUE_100.setValues(interim);
+        interim.setAcknowledgement(true);
+        clientCtx.write(interim);
+    }
+
+    private void markRequestSent() {
+        requestSent = true;
+        sentNanos = System.nanoTime();
+        services.timeouts().start(this);
+    }
+
+    private void onAcquireFailed(Throwable error) {
+        ProxyError reason;
+        if (error instanceof TimeoutException) {
+            reason = pool.isAtCapacity() ? ProxyError.POOL_EXHAUSTED : ProxyError.CONNECT_TIMEOUT;
+        } else if (error instanceof ConnectException && "Connect timeout".equals(error.getMessage())) {
+            reason = ProxyError.CONNECT_TIMEOUT;
+        } else {
+            reason = ProxyError.CONNECT_FAILED;
+        }
+        fail(reason, String.valueOf(error.getMessage()));
+    }
+
+    // ------------------------------------------------------- request streaming
+
+    /** A further piece of the request body from the client. */
+    NextAction onRequestContent(FilterChainContext ctx, HttpContent content) {
+        if (content instanceof HttpBrokenContent) {
+            content.recycle();
+            fail(ProxyError.BROKEN_BODY, "invalid chunked request body");
+            return ctx.getStopAction();
+        }
+        Connection<?> waitFor = null;
+        NextAction suspend = null;
+        boolean tooLarge;
+        synchronized (this) {
+            if (finished) {
+                content.recycle();
+                return ctx.getStopAction();
+            }
+            Buffer body = content.getContent();
+            requestBytes += body.remaining();
+            tooLarge = services.exceedsBodyLimit(requestBytes);
+            if (!tooLarge) {
+                boolean last = content.isLast();
+                upstream.write(HttpContent.builder(upstreamRequest).content(body).last(last).build());
+                if (last) {
+                    markRequestSent();
+                }
+                if (!upstream.canWrite()) {
+                    suspend = ctx.getSuspendAction();
+                    ctx.suspend();
+                    heldClientRead = ctx;
+                    waitFor = upstream;
+                }
+            }
+            content.recycle();
+        }
+        if (tooLarge) {
+            fail(ProxyError.BODY_TOO_LARGE, "request body over " + services.maxBodySize() + " bytes");
+            return ctx.getStopAction();
+        }
+        if (waitFor != null) {
+            waitFor.notifyCanWrite(new Resume(true));
+            return suspend;
+        }
+        return ctx.getStopAction();
+    }
+
+    // ------------------------------------------------------ response streaming
+
+    @Override
+    public NextAction onResponseContent(FilterChainContext ctx, HttpContent content) {
+        boolean last;
+        NextAction suspend = null;
+        synchronized (this) {
+            if (finished) {
+                content.recycle();
+                return ctx.getStopAction();
+            }
+            HttpResponsePacket response = request.getResponse();
+            if (upstreamResponse == null) {
+                upstreamResponse = (HttpResponsePacket) content.getHttpHeader();
+                services.timeouts().cancel(this);
+                firstByteNanos = System.nanoTime();
+                status = upstreamResponse.getStatus();
+                HeaderRewriter.clientResponse(upstreamResponse, response, services.drain().isDraining());
+            }
+            Buffer body = content.getContent();
+            last = content.isLast();
+            responseBytes += body.remaining();
+            responseCommitted = true;
+            clientCtx.write(HttpContent.builder(response).content(body).last(last).build());
+            content.recycle();
+            if (!last && !clientConnection.canWrite()) {
+                suspend = ctx.getSuspendAction();
+                ctx.suspend();
+                heldUpstreamRead = ctx;
+            }
+        }
+        if (last) {
+            complete(false);
+            return ctx.getStopAction();
+        }
+        if (suspend != null) {
+            clientConnection.notifyCanWrite(new Resume(false));
+            return suspend;
+        }
+        return ctx.getStopAction();
+    }
+
+    /** Success: the response is complete (or ended by an upstream close that delimits it). */
+    private void complete(boolean endedByClose) {
+        Connection<?> connection;
+        boolean reusable;
+        FilterChainContext heldClient;
+        synchronized (this) {
+            if (finished) {
+                return;
+            }
+            finished = true;
+            connection = upstream;
+            reusable = !endedByClose && requestSent && upstreamResponse.getProcessingState().isKeepAlive();
+            heldClient = heldClientRead;
+            heldClientRead = null;
+        }
+        UpstreamFilter.unbind(connection, this);
+        if (reusable) {
+            pool.release(connection);
+        } else {
+            pool.discard(connection);
+        }
+        endClientSide(heldClient, true);
+    }
+
+    // ---------------------------------------------------------------- failures
+
+    /**
+     * Ends the exchange for {@code error}: the client gets Kodiak's answer if nothing of the
+     * upstream's response was written yet, otherwise its connection is closed (a half-sent
+     * response cannot be corrected). The upstream connection is never reused after an error.
+     */
+    void fail(ProxyError error, String detail) {
+        Connection<?> connection;
+        boolean answer;
+        FilterChainContext heldClient;
+        FilterChainContext heldUpstream;
+        synchronized (this) {
+            if (finished) {
+                return;
+            }
+            finished = true;
+            connection = upstream;
+            answer = !responseCommitted;
+            if (answer) {
+                status = error.status;
+            }
+            heldClient = heldClientRead;
+            heldClientRead = null;
+            heldUpstream = heldUpstreamRead;
+            heldUpstreamRead = null;
+        }
+        services.timeouts().cancel(this);
+        if (connection != null) {
+            UpstreamFilter.unbind(connection, this);
+            pool.discard(connection);
+        }
+        if (heldUpstream != null) {
+            heldUpstream.completeAndRecycle();
+        }
+        services.onError(error);
+        LOG.warn("{} {} route={} upstream={} cause={}: {}", request.getMethod().getMethodString(),
+                request.getRequestURI(), route.prefix(), route.upstreamUrl(), error.cause, detail);
+        if (answer) {
+            LocalResponse.send(clientCtx, request.getResponse(), error);
+        } else {
+            clientConnection.closeSilently();
+        }
+        endClientSide(heldClient, answer);
+    }
+
+    /** The client connection closed: stop everything, and never pool the upstream connection mid-exchange. */
+    void onClientClosed() {
+        Connection<?> connection;
+        FilterChainContext heldUpstream;
+        synchronized (this) {
+            if (finished) {
+                return;
+            }
+            finished = true;
+            connection = upstream;
+            status = CLIENT_CLOSED_STATUS;
+            heldClientRead = null;
+            heldUpstream = heldUpstreamRead;
+            heldUpstreamRead = null;
+        }
+        services.timeouts().cancel(this);
+        if (connection != null) {
+            UpstreamFilter.unbind(connection, this);
+            pool.discard(connection);
+        }
+        if (heldUpstream != null) {
+            heldUpstream.completeAndRecycle();
+        }
+        services.onError(null);
+        clientCtx.completeAndRecycle();
+        client.finish(this, request);
+        services.drain().exchangeEnded();
+        log();
+    }
+
+    @Override
+    public void onUpstreamClosed() {
+        Connection<?> stale = null;
+        boolean endOfBody = false;
+        synchronized (this) {
+            if (finished) {
+                return;
+            }
+            if (upstreamResponse == null) {
+                if (!retried && upstreamReused && requestSent && requestBytes == 0
+                        && HeaderRewriter.isIdempotent(request.getMethod())) {
+                    retried = true;
+                    stale = upstream;
+                    upstream = null;
+                }
+            } else {
+                endOfBody = isCloseDelimited(upstreamResponse);
+            }
+        }
+        if (stale != null) {
+            // The upstream closed an idle pooled connection as we reused it; nothing was answered,
+            // so an idempotent, bodiless request is safe to send once more, on a brand-new connection.
+            services.timeouts().cancel(this);
+            pool.discard(stale);
+            pool.acquireFresh(new Acquisition(true));
+        } else if (endOfBody) {
+            synchronized (this) {
+                if (!finished) {
+                    clientCtx.write(HttpContent.builder(request.getResponse()).last(true).build());
+                }
+            }
+            complete(true);
+        } else {
+            fail(ProxyError.UPSTREAM_CLOSED, upstreamResponse == null
+                    ? "closed before any response byte" : "closed in the middle of the response body");
+        }
+    }
+
+    void onResponseTimeout() {
+        synchronized (this) {
+            if (finished || upstreamResponse != null) {
+                return;
+            }
+        }
+        fail(ProxyError.RESPONSE_TIMEOUT, "no response within " + services.timeouts().timeoutMillis() + " ms");
+    }
+
+    private static boolean isCloseDelimited(HttpResponsePacket response) {
+        return response.isExpectContent() && !response.isChunked() && response.getContentLength() < 0;
+    }
+
+    // ------------------------------------------------------------- client side
+
+    /**
+     * Hands the client connection back to the codec: keep-alive or close per the response,
+     * skipping or closing on an unread request body, then lets a pipelined request proceed.
+     */
+    private void endClientSide(FilterChainContext heldClient, boolean responseWritten) {
+        if (responseWritten) {
+            clientCtx.notifyDownstream(HttpServerFilter.RESPONSE_COMPLETE_EVENT);
+        }
+        boolean reading;
+        synchronized (this) {
+            reading = clientReading;
+        }
+        if (reading) {
+            clientCtx.completeAndRecycle();
+        } else {
+            // Reads were never re-enabled for this request; resuming the context re-enables them.
+            clientCtx.resume(clientCtx.getStopAction());
+        }
+        if (heldClient != null) {
+            heldClient.resume(heldClient.getStopAction());
+        }
+        FilterChainContext next = client.finish(this, request);
+        services.drain().exchangeEnded();
+        log();
+        if (next != null) {
+            next.resume();
+        }
+    }
+
+    private void log() {
+        if (!AccessLog.enabled()) {
+            return;
+        }
+        long now = System.nanoTime();
+        long upstreamNanos;
+        synchronized (this) {
+            upstreamNanos = sentNanos < 0 ? -1 : (firstByteNanos < 0 ? now : firstByteNanos) - sentNanos;
+        }
+        AccessLog.record(request.getRemoteAddress(), request.getMethod().getMethodString(),
+                request.getRequestURI(), request.getQueryString(), status, requestBytes, responseBytes,
+                route.target().authority(), upstreamNanos, now - startNanos);
+    }
+
+    // ------------------------------------------------------------ callbacks
+
+    private final class Acquisition implements CompletionHandler<Connection> {
+        private final boolean fresh;
+
+        Acquisition(boolean fresh) {
+            this.fresh = fresh;
+        }
+
+        @Override
+        public void completed(Connection connection) {
+            onUpstreamReady(connection, fresh);
+        }
+
+        @Override
+        public void failed(Throwable error) {
+            onAcquireFailed(error);
+        }
+
+        @Override
+        public void cancelled() {
+            onAcquireFailed(new ConnectException("Connect timeout"));
+        }
+
+        @Override
+        public void updated(Connection result) {
+        }
+    }
+
+    /** Resumes a read that was stopped because the other side's write queue was full. */
+    private final class Resume implements WriteHandler {
+        private final boolean clientRead;
+
+        Resume(boolean clientRead) {
+            this.clientRead = clientRead;
+        }
+
+        @Override
+        public void onWritePossible() {
+            FilterChainContext held;
+            synchronized (Exchange.this) {
+                if (clientRead) {
+                    held = heldClientRead;
+                    heldClientRead = null;
+                } else {
+                    held = heldUpstreamRead;
+                    heldUpstreamRead = null;
+                }
+            }
+            if (held != null) {
+                held.resume(held.getStopAction());
+            }
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            // The writer's connection failed; its close event ends the exchange.
+        }
+    }
+}

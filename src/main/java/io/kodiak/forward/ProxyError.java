@@ -1,0 +1,35 @@
+package io.kodiak.forward;
+
+/**
+ * Every answer Kodiak gives in its own name, with the status the client sees, a one-line text
+ * for the body and log, whether the client connection must close afterwards (the request's
+ * framing can no longer be trusted), and a short cause for metrics.
+ */
+enum ProxyError {
+    NO_ROUTE(404, "no route matches this path", false, "no_route"),
+    BAD_REQUEST(400, "malformed request", true, "bad_request"),
+    AMBIGUOUS_LENGTH(400, "request has both Content-Length and Transfer-Encoding", true, "bad_request"),
+    UNSUPPORTED_TRANSFER_ENCODING(400, "request Transfer-Encoding other than chunked", true, "bad_request"),
+    BROKEN_BODY(400, "malformed request body (invalid chunked encoding)", true, "bad_request"),
+    URI_TOO_LONG(414, "request line larger than max-header-size", true, "bad_request"),
+    HEADERS_TOO_LARGE(431, "request headers larger than max-header-size", true, "bad_request"),
+    BODY_TOO_LARGE(413, "request body larger than max-body-size", true, "body_too_large"),
+    DRAINING(503, "proxy is shutting down", true, "draining"),
+    POOL_EXHAUSTED(503, "no upstream connection free within connect-timeout (max-connections reached)", false, "pool_exhausted"),
+    CONNECT_FAILED(502, "cannot connect to upstream", false, "connect"),
+    CONNECT_TIMEOUT(504, "upstream connect timed out (connect-timeout)", false, "connect_timeout"),
+    UPSTREAM_CLOSED(502, "upstream closed the connection before a complete response", false, "reset"),
+    RESPONSE_TIMEOUT(504, "upstream did not answer within response-timeout", false, "timeout");
+
+    final int status;
+    final String text;
+    final boolean closeClient;
+    final String cause;
+
+    ProxyError(int status, String text, boolean closeClient, String cause) {
+        this.status = status;
+        this.text = text;
+        this.closeClient = closeClient;
+        this.cause = cause;
+    }
+}

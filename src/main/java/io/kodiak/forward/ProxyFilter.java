@@ -1,0 +1,113 @@
+package io.kodiak.forward;
+
+import io.kodiak.routing.Route;
+import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.filterchain.BaseFilter;
+import org.glassfish.grizzly.filterchain.FilterChainContext;
+import org.glassfish.grizzly.filterchain.NextAction;
+import org.glassfish.grizzly.http.HttpBrokenContent;
+import org.glassfish.grizzly.http.HttpContent;
+import org.glassfish.grizzly.http.HttpRequestPacket;
+import org.glassfish.grizzly.http.HttpServerFilter;
+import org.glassfish.grizzly.http.util.DataChunk;
+
+import java.io.IOException;
+
+/**
+ * Last filter of the client chain, where Grizzly's HttpServer would put its HttpHandler layer:
+ * it receives decoded request messages and either answers them itself (no route, bad framing,
+ * too large, draining) or starts an {@link Exchange} and feeds it the body as it arrives.
+ */
+public final class ProxyFilter extends BaseFilter {
+    private final ForwardingServices services;
+
+    public ProxyFilter(ForwardingServices services) {
+        this.services = services;
+    }
+
+    @Override
+    public NextAction handleRead(FilterChainContext ctx) throws IOException {
+        HttpContent content = ctx.getMessage();
+        HttpRequestPacket request = (HttpRequestPacket) content.getHttpHeader();
+        Connection<?> connection = ctx.getConnection();
+        ClientConnection client = ClientConnection.of(connection);
+
+        Exchange current = client.current();
+        if (current != null && current.isFor(request)) {
+            return current.onRequestContent(ctx, content);
+        }
+        if (client.isFinished(request)) {
+            // Body bytes of a request that was already answered (e.g. rejected early); the codec skips the rest.
+            content.recycle();
+            return ctx.getStopAction();
+        }
+        if (current != null) {
+            NextAction suspend = ctx.getSuspendAction();
+            if (client.holdIfBusy(ctx)) {
+                return suspend;
+            }
+        }
+        if (!connection.isOpen()) {
+            content.recycle();
+            return ctx.getStopAction();
+        }
+        return begin(ctx, client, request, content);
+    }
+
+    private NextAction begin(FilterChainContext ctx, ClientConnection client, HttpRequestPacket request,
+                             HttpContent content) {
+        ProxyError refusal = content instanceof HttpBrokenContent ? ProxyError.BROKEN_BODY : refusalFor(request);
+        Route route = null;
+        if (refusal == null) {
+            route = services.router().match(request.getRequestURI());
+            if (route == null) {
+                refusal = ProxyError.NO_ROUTE;
+            }
+        }
+        if (refusal != null) {
+            content.recycle();
+            services.onError(refusal);
+            LocalResponse.send(ctx, request.getResponse(), refusal);
+            ctx.notifyDownstream(HttpServerFilter.RESPONSE_COMPLETE_EVENT);
+            client.finish(null, request);
+            return ctx.getStopAction();
+        }
+        Exchange exchange = new Exchange(services, client, ctx, request, route);
+        client.begin(exchange);
+        services.drain().exchangeStarted();
+        return exchange.start(content);
+    }
+
+    /** Requests answered without contacting any upstream, or null when the request may be forwarded. */
+    private ProxyError refusalFor(HttpRequestPacket request) {
+        if (services.drain().isDraining()) {
+            return ProxyError.DRAINING;
+        }
+        DataChunk transferEncoding = request.getHeaders().getValue("transfer-encoding");
+        if (transferEncoding != null) {
+            // RFC 9112 §6.1: only chunked framing is understood; both headers together is a smuggling vector.
+            if (!request.isChunked() || !transferEncoding.toString().trim().equalsIgnoreCase("chunked")) {
+                return ProxyError.UNSUPPORTED_TRANSFER_ENCODING;
+            }
+            if (request.getHeaders().getValue("content-length") != null) {
+                return ProxyError.AMBIGUOUS_LENGTH;
+            }
+        }
+        if (services.exceedsBodyLimit(request.getContentLength())) {
+            return ProxyError.BODY_TOO_LARGE;
+        }
+        return null;
+    }
+
+    @Override
+    public NextAction handleClose(FilterChainContext ctx) throws IOException {
+        ClientConnection client = ClientConnection.peek(ctx.getConnection());
+        if (client != null) {
+            Exchange current = client.current();
+            if (current != null) {
+                current.onClientClosed();
+            }
+        }
+        return ctx.getInvokeAction();
+    }
+}

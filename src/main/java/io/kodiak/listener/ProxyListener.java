@@ -1,0 +1,114 @@
+package io.kodiak.listener;
+
+import io.kodiak.config.ProxyConfig;
+import io.kodiak.forward.ClientCodecFilter;
+import io.kodiak.forward.Drain;
+import io.kodiak.forward.ProxyFilter;
+import org.glassfish.grizzly.GracefulShutdownListener;
+import org.glassfish.grizzly.ShutdownContext;
+import org.glassfish.grizzly.filterchain.FilterChainBuilder;
+import org.glassfish.grizzly.filterchain.TransportFilter;
+import org.glassfish.grizzly.http.KeepAlive;
+import org.glassfish.grizzly.nio.transport.TCPNIOServerConnection;
+import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
+import org.glassfish.grizzly.nio.transport.TCPNIOTransportBuilder;
+import org.glassfish.grizzly.threadpool.ThreadPoolConfig;
+import org.glassfish.grizzly.utils.DelayedExecutor;
+import org.glassfish.grizzly.utils.IdleTimeoutFilter;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The client-facing listener: a TCP transport whose chain is the one Grizzly's HttpServer would
+ * build (transport, HTTP codec, idle timeout) ending in {@link ProxyFilter} instead of the
+ * HttpHandler layer, so request and response buffers pass between the two sides as they are.
+ */
+public final class ProxyListener {
+    private final ProxyConfig.Listener settings;
+    private final TCPNIOTransport transport;
+    private final Drain drain;
+    private TCPNIOServerConnection server;
+
+    public ProxyListener(ProxyConfig.Listener settings, ProxyFilter proxyFilter, Drain drain, DelayedExecutor timers) {
+        this.settings = settings;
+        this.drain = drain;
+        KeepAlive keepAlive = null;
+        if (settings.persistentConnections()) {
+            keepAlive = new KeepAlive();
+            keepAlive.setIdleTimeoutInSeconds(idleSeconds(settings));
+            keepAlive.setMaxRequestsCount(settings.maxRequestsPerConnection());
+        }
+        FilterChainBuilder chain = FilterChainBuilder.stateless()
+                .add(new TransportFilter())
+                .add(new ClientCodecFilter(settings.maxHeaderSize(), keepAlive))
+                // After the codec, so a request header must be complete within the idle timeout,
+                // and an exchange in progress keeps its connection from counting as idle.
+                .add(new IdleTimeoutFilter(timers, idleSeconds(settings), TimeUnit.SECONDS))
+                .add(proxyFilter);
+
+        TCPNIOTransportBuilder builder = TCPNIOTransportBuilder.newInstance()
+                .setIOStrategy(IoStrategies.of(settings.ioStrategy()))
+                .setSelectorRunnersCount(settings.selectorThreads())
+                .setTcpNoDelay(true)
+                .setReuseAddress(true)
+                .setServerConnectionBackLog(8192);
+        if (settings.ioStrategy().usesWorkerPool()) {
+            builder.setWorkerThreadPoolConfig(ThreadPoolConfig.defaultConfig().copy()
+                    .setPoolName("kodiak-worker")
+                    .setCorePoolSize(settings.workerThreads())
+                    .setMaxPoolSize(settings.workerThreads()));
+        }
+        transport = builder.build();
+        transport.setName("kodiak-listener");
+        transport.setProcessor(chain.build());
+        transport.addShutdownListener(new DrainOnShutdown());
+    }
+
+    private static int idleSeconds(ProxyConfig.Listener settings) {
+        return (int) Math.max(1, settings.idleTimeout().toSeconds());
+    }
+
+    public void start() throws IOException {
+        transport.start();
+        server = transport.bind(settings.host(), settings.port());
+    }
+
+    /** The bound port (differs from the configured one when that is 0, as in tests). */
+    public int port() {
+        return ((InetSocketAddress) server.getLocalAddress()).getPort();
+    }
+
+    /**
+     * Stops accepting, lets in-flight exchanges finish for at most {@code graceMillis}, then closes
+     * every remaining connection.
+     */
+    public void stop(long graceMillis) {
+        try {
+            transport.shutdown(graceMillis, TimeUnit.MILLISECONDS).get(graceMillis + 5_000, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // Grace expired or shutdown failed: fall through to the hard stop.
+        }
+        try {
+            transport.shutdownNow();
+        } catch (IOException e) {
+            // Closing sockets on the way out; nothing useful is left to do with the error.
+        }
+    }
+
+    private final class DrainOnShutdown implements GracefulShutdownListener {
+        @Override
+        public void shutdownRequested(ShutdownContext context) {
+            drain.start(context::ready);
+        }
+
+        @Override
+        public void shutdownForced() {
+        }
+    }
+}

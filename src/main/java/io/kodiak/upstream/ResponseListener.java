@@ -1,0 +1,15 @@
+package io.kodiak.upstream;
+
+import org.glassfish.grizzly.filterchain.FilterChainContext;
+import org.glassfish.grizzly.filterchain.NextAction;
+import org.glassfish.grizzly.http.HttpContent;
+
+/** What an upstream connection reports to the exchange currently using it. */
+public interface ResponseListener {
+
+    /** A decoded piece of the response; the first carries the HttpResponsePacket. Returns the chain's next action. */
+    NextAction onResponseContent(FilterChainContext ctx, HttpContent content);
+
+    /** The connection closed (by the upstream, a reset, or us) while bound to this listener. */
+    void onUpstreamClosed();
+}

@@ -1,0 +1,77 @@
+package io.kodiak.upstream;
+
+import io.kodiak.config.ProxyConfig;
+import io.kodiak.routing.Route;
+import io.kodiak.routing.UpstreamTarget;
+import org.glassfish.grizzly.filterchain.FilterChainBuilder;
+import org.glassfish.grizzly.filterchain.TransportFilter;
+import org.glassfish.grizzly.http.HttpClientFilter;
+import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
+import org.glassfish.grizzly.nio.transport.TCPNIOTransportBuilder;
+import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
+import org.glassfish.grizzly.utils.DelayedExecutor;
+
+import java.io.IOException;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The upstream side: one client transport (its own selectors, so upstream I/O never queues
+ * behind client I/O) whose chain is TransportFilter, HttpClientFilter, UpstreamFilter, and one
+ * pool per upstream host:port named by the routes.
+ */
+public final class UpstreamClient {
+    /** Large enough for any sane upstream response header; beyond it the upstream is answered with 502. */
+    private static final int MAX_RESPONSE_HEADER_SIZE = 64 * 1024;
+
+    private final TCPNIOTransport transport;
+    private final Map<String, UpstreamPool> poolsByOrigin = new LinkedHashMap<>();
+
+    public UpstreamClient(ProxyConfig config, DelayedExecutor timers) {
+        FilterChainBuilder chain = FilterChainBuilder.stateless()
+                .add(new TransportFilter())
+                .add(new HttpClientFilter(MAX_RESPONSE_HEADER_SIZE))
+                .add(new UpstreamFilter());
+        transport = TCPNIOTransportBuilder.newInstance()
+                .setIOStrategy(SameThreadIOStrategy.getInstance())
+                .setSelectorRunnersCount(config.listener().selectorThreads())
+                .setTcpNoDelay(true)
+                .setKeepAlive(true)
+                .setReuseAddress(true)
+                .setConnectionTimeout((int) Math.min(Integer.MAX_VALUE, config.upstream().connectTimeout().toMillis()))
+                .build();
+        transport.setProcessor(chain.build());
+        transport.setName("kodiak-upstream");
+
+        ProxyConfig.Upstream settings = config.upstream();
+        for (Route route : config.routes()) {
+            UpstreamTarget target = route.target();
+            poolsByOrigin.computeIfAbsent(target.originKey(), k -> new UpstreamPool(target, transport, timers,
+                    settings.maxConnections(), settings.connectTimeout().toMillis(),
+                    settings.idleTimeout().toMillis(), settings.persistentConnections()));
+        }
+    }
+
+    public void start() throws IOException {
+        transport.start();
+    }
+
+    public UpstreamPool poolFor(UpstreamTarget target) {
+        return poolsByOrigin.get(target.originKey());
+    }
+
+    public Collection<UpstreamPool> pools() {
+        return List.copyOf(poolsByOrigin.values());
+    }
+
+    public void stop() {
+        poolsByOrigin.values().forEach(UpstreamPool::close);
+        try {
+            transport.shutdownNow();
+        } catch (IOException e) {
+            // Closing sockets on the way out; nothing useful is left to do with the error.
+        }
+    }
+}

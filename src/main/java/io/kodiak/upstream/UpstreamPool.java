@@ -1,0 +1,121 @@
+package io.kodiak.upstream;
+
+import io.kodiak.routing.UpstreamTarget;
+import org.glassfish.grizzly.CompletionHandler;
+import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.EmptyCompletionHandler;
+import org.glassfish.grizzly.connectionpool.SingleEndpointPool;
+import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
+import org.glassfish.grizzly.utils.DelayedExecutor;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Connections to one upstream host:port. Wraps Grizzly's {@link SingleEndpointPool} with the
+ * rules the exchange relies on: a connection comes back only when complete and reusable,
+ * anything else is detached and closed, and a retry can ask for a brand-new connection instead
+ * of another idle one that may be just as stale.
+ */
+public final class UpstreamPool {
+    private final UpstreamTarget target;
+    private final TCPNIOTransport transport;
+    private final SocketAddress address;
+    private final SingleEndpointPool<SocketAddress> pool;
+    private final boolean persistent;
+
+    UpstreamPool(UpstreamTarget target, TCPNIOTransport transport, DelayedExecutor timers,
+                 int maxConnections, long connectTimeoutMillis, long idleTimeoutMillis, boolean persistent) {
+        this.target = target;
+        this.transport = transport;
+        this.address = new InetSocketAddress(target.host(), target.port());
+        this.persistent = persistent;
+        this.pool = SingleEndpointPool.builder(SocketAddress.class)
+                .connectorHandler(transport)
+                .endpointAddress(address)
+                .maxPoolSize(maxConnections)
+                .connectTimeout(connectTimeoutMillis, TimeUnit.MILLISECONDS)
+                .asyncPollTimeout(connectTimeoutMillis, TimeUnit.MILLISECONDS)
+                .keepAliveTimeout(idleTimeoutMillis, TimeUnit.MILLISECONDS)
+                .keepAliveCheckInterval(Math.min(1000, idleTimeoutMillis), TimeUnit.MILLISECONDS)
+                .maxReconnectAttempts(0)
+                .delayExecutor(timers)
+                .build();
+    }
+
+    public UpstreamTarget target() {
+        return target;
+    }
+
+    /** Hands a connection to {@code handler} without blocking: an idle one, a new one, or the next one released. */
+    public void acquire(CompletionHandler<Connection> handler) {
+        pool.take(handler);
+    }
+
+    /**
+     * A connection opened for this request alone: used to retry after a pooled connection turned
+     * out to be closed by the upstream. It joins the pool when there is room, else it is closed after use.
+     */
+    public void acquireFresh(CompletionHandler<Connection> handler) {
+        transport.connect(address, new EmptyCompletionHandler<Connection>() {
+            @Override
+            public void completed(Connection connection) {
+                try {
+                    pool.attach(connection);
+                } catch (IOException poolClosed) {
+                    connection.closeSilently();
+                    handler.failed(poolClosed);
+                    return;
+                }
+                handler.completed(connection);
+            }
+
+            @Override
+            public void failed(Throwable error) {
+                handler.failed(error);
+            }
+
+            @Override
+            public void cancelled() {
+                handler.failed(new IOException("connect cancelled"));
+            }
+        });
+    }
+
+    /** Returns a connection whose last exchange completed cleanly; with persistence off it is closed instead. */
+    public void release(Connection<?> connection) {
+        if (persistent) {
+            pool.release(connection);
+        } else {
+            discard(connection);
+        }
+    }
+
+    /** Removes a connection from the pool and closes it: it is broken, mid-message, or not reusable. */
+    public void discard(Connection<?> connection) {
+        pool.detach(connection);
+        connection.closeSilently();
+    }
+
+    public boolean isAtCapacity() {
+        return pool.isMaxCapacityReached();
+    }
+
+    public int openConnections() {
+        return pool.getOpenConnectionsCount();
+    }
+
+    public int idleConnections() {
+        return pool.getReadyConnectionsCount();
+    }
+
+    public boolean persistent() {
+        return persistent;
+    }
+
+    void close() {
+        pool.close();
+    }
+}
