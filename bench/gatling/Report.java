@@ -110,14 +110,18 @@ final class Collect {
     }
 }
 
-/** target TAB label TAB exit-code TAB results-folder (relative to the manifest). */
-record ManifestLine(String target, String label, int exitCode, String resultsFolder) {
+/**
+ * target TAB label TAB exit-code TAB results-folder (relative to the manifest) [TAB note]; the note says
+ * why a run left no results when bench.sh knows better than the exit code (e.g. the target did not start).
+ */
+record ManifestLine(String target, String label, int exitCode, String resultsFolder, String note) {
     static ManifestLine parse(String line) {
         String[] cells = line.split("\t", -1);
-        if (cells.length != 4) {
-            throw new IllegalArgumentException("manifest line needs 4 tab-separated cells: " + line);
+        if (cells.length < 4 || cells.length > 5) {
+            throw new IllegalArgumentException("manifest line needs 4 or 5 tab-separated cells: " + line);
         }
-        return new ManifestLine(cells[0], cells[1], Integer.parseInt(cells[2].trim()), cells[3]);
+        String note = cells.length == 5 && !cells[4].isBlank() ? cells[4] : null;
+        return new ManifestLine(cells[0], cells[1], Integer.parseInt(cells[2].trim()), cells[3], note);
     }
 
     Map<String, Object> toRow(Path manifestDir, Path outDir, Map<String, String> params) {
@@ -128,7 +132,8 @@ record ManifestLine(String target, String label, int exitCode, String resultsFol
         row.put("exit_code", exitCode);
         GatlingRun.find(manifestDir.resolve(resultsFolder)).ifPresentOrElse(
                 run -> run.addTo(row, outDir),
-                () -> row.put("error", "no Gatling results (run exited " + exitCode + "; see logs/gatling-" + target + ".log)"));
+                () -> row.put("error", note != null ? note
+                        : "no Gatling results (run exited " + exitCode + "; see logs/gatling-" + target + ".log)"));
         return row;
     }
 }
@@ -260,6 +265,8 @@ record Row(Map<String, Object> fields) {
 
 /** The 2015 published rows, keyed by the target they correspond to today. */
 record Reference(List<Row> rows) {
+    static final Reference NONE = new Reference(List.of());
+
     static Reference load(String file) throws IOException {
         return new Reference(file == null ? List.of() : Row.load(Path.of(file)));
     }
@@ -273,12 +280,15 @@ final class Render {
     static void run(Options options) throws IOException {
         List<Row> rows = Row.load(Path.of(options.required("results")));
         Reference reference = Reference.load(options.optional("reference"));
+        // The 2015 figures sit beside today's only when the scenario is the same (the original profile);
+        // otherwise they are shown apart, as history.
+        boolean beside = !"no".equals(options.optional("reference-beside"));
         Path outDir = Path.of(options.required("out-dir"));
         String title = options.optional("title") == null ? "Benchmark report" : options.optional("title");
         Map<String, String> meta = options.pairs("meta");
         Double ceiling = parseOptional(options.optional("ceiling"));
         Double delay = parseOptional(options.optional("delay-ms"));
-        ResultTable table = new ResultTable(rows, reference);
+        ResultTable table = new ResultTable(rows, beside ? reference : Reference.NONE);
         Files.writeString(outDir.resolve("report.md"),
                 new MarkdownReport(title, meta, table, reference).render(), StandardCharsets.UTF_8);
         Files.writeString(outDir.resolve("report.html"),
@@ -314,15 +324,33 @@ final class Verdict {
 
 /** The one table every output shows: today's rows with the 2015 figures beside them. */
 final class ResultTable {
-    static final String[] HEADERS = {"target", "requests", "OK", "KO", "req/s", "p50 ms", "p95 ms", "p99 ms",
-            "mean ms", "max ms", "2015 req/s", "2015 failed"};
+    private static final List<String> HEADERS = List.of("target", "requests", "OK", "KO", "req/s", "p50 ms", "p95 ms",
+            "p99 ms", "mean ms", "max ms");
+    private static final List<String> REFERENCE_HEADERS = List.of("2015 req/s", "2015 failed");
 
     final List<Row> rows;
-    private final Reference reference;
+    final Reference reference;
 
     ResultTable(List<Row> rows, Reference reference) {
         this.rows = rows;
         this.reference = reference;
+    }
+
+    boolean withReference() {
+        return !reference.rows().isEmpty();
+    }
+
+    List<String> headers() {
+        List<String> headers = new ArrayList<>(HEADERS);
+        if (withReference()) {
+            headers.addAll(REFERENCE_HEADERS);
+        }
+        return headers;
+    }
+
+    /** The trailing cells that hold 2015 figures rather than today's. */
+    int referenceColumns() {
+        return withReference() ? REFERENCE_HEADERS.size() : 0;
     }
 
     List<String> cells(Row row) {
@@ -343,16 +371,18 @@ final class ResultTable {
                 cells.add("—");
             }
         }
-        cells.add(ref == null ? "" : "~" + Fmt.compact(ref.number("rps")));
-        cells.add(ref == null ? "" : ref.text("failed_text") != null ? ref.text("failed_text") : Fmt.count(ref.number("ko")));
+        if (withReference()) {
+            cells.add(ref == null ? "" : "~" + Fmt.compact(ref.number("rps")));
+            cells.add(ref == null ? "" : ref.text("failed_text") != null ? ref.text("failed_text") : Fmt.count(ref.number("ko")));
+        }
         return cells;
     }
 
     String console() {
         List<List<String>> lines = new ArrayList<>();
-        lines.add(List.of(HEADERS));
+        lines.add(headers());
         rows.forEach(r -> lines.add(cells(r)));
-        int[] widths = new int[HEADERS.length];
+        int[] widths = new int[headers().size()];
         for (List<String> line : lines) {
             for (int i = 0; i < widths.length; i++) {
                 widths[i] = Math.max(widths[i], line.get(i).length());
@@ -393,12 +423,12 @@ final class MarkdownReport {
         StringBuilder md = new StringBuilder("# ").append(title).append("\n\n");
         meta.forEach((k, v) -> md.append("- **").append(k).append(":** ").append(v).append('\n'));
         md.append("\n## Results\n\n");
-        md.append(row(List.of(ResultTable.HEADERS))).append(row(separator()));
+        md.append(row(table.headers())).append(row(separator(table.headers().size())));
         for (Row r : table.rows) {
             md.append(row(table.cells(r)));
         }
-        md.append("\nResponse times in ms over all requests (failed ones included), as Gatling reports them. "
-                + "The 2015 columns are the published figures from other hardware, for reference only.\n");
+        md.append("\nResponse times in ms over all requests (failed ones included), as Gatling reports them.");
+        md.append(table.withReference() ? " The 2015 columns are the published figures from other hardware, for reference only.\n" : "\n");
         List<Row> failed = table.rows.stream().filter(r -> r.failure() != null).toList();
         if (!failed.isEmpty()) {
             md.append("\n**Failures:**\n\n");
@@ -426,10 +456,10 @@ final class MarkdownReport {
         return md.toString();
     }
 
-    private static List<String> separator() {
+    private static List<String> separator(int columns) {
         List<String> cells = new ArrayList<>();
         cells.add("---");
-        for (int i = 1; i < ResultTable.HEADERS.length; i++) {
+        for (int i = 1; i < columns; i++) {
             cells.add("---:");
         }
         return cells;
@@ -488,11 +518,12 @@ final class HtmlReport {
     }
 
     private String throughputChart() {
-        BarChart chart = new BarChart("req/s", Fmt::rate)
-                .series("today", TODAY)
-                .series("2015 published (other hardware)", THEN);
+        BarChart chart = new BarChart("req/s", Fmt::rate).series("today", TODAY);
+        if (table.withReference()) {
+            chart.series("2015 published (other hardware)", THEN);
+        }
         for (Row r : table.rows) {
-            Row ref = reference.forTarget(r.target());
+            Row ref = table.reference.forTarget(r.target());
             chart.group(r.label(), r.hasData() ? r.number("rps") : null, ref == null ? null : ref.number("rps"));
         }
         if (ceiling != null) {
@@ -516,7 +547,8 @@ final class HtmlReport {
     }
 
     private String failureChart() {
-        BarChart chart = new BarChart("failed requests", Fmt::count).series("KO", KO).zeroLabel("0 failed", OK);
+        BarChart chart = new BarChart("failed requests", Fmt::count).series("KO", KO).zeroLabel("0 failed", OK)
+                .minimumScale(5);
         for (Row r : table.rows) {
             chart.group(r.label(), r.hasData() ? r.number("ko") : null);
         }
@@ -525,7 +557,7 @@ final class HtmlReport {
 
     private String htmlTable() {
         StringBuilder t = new StringBuilder("<table><tr>");
-        for (String header : ResultTable.HEADERS) {
+        for (String header : table.headers()) {
             t.append("<th>").append(Html.escape(header)).append("</th>");
         }
         t.append("<th>Gatling report</th><th>failure</th></tr>\n");
@@ -534,15 +566,16 @@ final class HtmlReport {
             t.append(failure == null ? "<tr>" : "<tr class=\"fail\">");
             List<String> cells = table.cells(r);
             for (int i = 0; i < cells.size(); i++) {
-                t.append(i == 0 ? "<td>" : i >= cells.size() - 2 ? "<td class=\"n ref\">" : "<td class=\"n\">")
+                t.append(i == 0 ? "<td>" : i >= cells.size() - table.referenceColumns() ? "<td class=\"n ref\">" : "<td class=\"n\">")
                         .append(Html.escape(cells.get(i))).append("</td>");
             }
             String link = r.text("report");
             t.append("<td>").append(link == null ? "" : "<a href=\"" + Html.escape(link) + "\">report</a>").append("</td>");
             t.append("<td>").append(failure == null ? "" : Html.escape(failure)).append("</td></tr>\n");
         }
-        return t.append("</table>\n<p>Response times in ms over all requests (failed ones included), as Gatling reports "
-                + "them. The 2015 columns are the published figures from other hardware, for reference only.</p>\n").toString();
+        return t.append("</table>\n<p>Response times in ms over all requests (failed ones included), as Gatling reports them.")
+                .append(table.withReference() ? " The 2015 columns are the published figures from other hardware, for reference only." : "")
+                .append("</p>\n").toString();
     }
 
     private String referenceTable() {
@@ -590,6 +623,7 @@ final class BarChart {
     private final List<Marker> markers = new ArrayList<>();
     private String zeroLabel;
     private String zeroColor;
+    private double minimumScale;
 
     BarChart(String unit, java.util.function.Function<Double, String> format) {
         this.unit = unit;
@@ -608,6 +642,12 @@ final class BarChart {
 
     BarChart marker(double value, String label) {
         markers.add(new Marker(value, label));
+        return this;
+    }
+
+    /** The axis reaches at least this far, so that counts of 0 or 1 still get whole-number ticks. */
+    BarChart minimumScale(double value) {
+        this.minimumScale = value;
         return this;
     }
 
@@ -630,7 +670,7 @@ final class BarChart {
         for (Marker m : markers) {
             max = Math.max(max, m.value);
         }
-        double scaleMax = niceCeiling(max);
+        double scaleMax = niceCeiling(Math.max(max, minimumScale));
         int plotWidth = WIDTH - LABEL_WIDTH - VALUE_ROOM;
         int groupHeight = series.size() * BAR + GAP;
         int plotBottom = TOP + groups.size() * groupHeight;
@@ -684,9 +724,10 @@ final class BarChart {
     }
 
     private void axis(StringBuilder s, double scaleMax, int plotWidth, int plotBottom) {
-        for (int i = 0; i <= 4; i++) {
-            double value = scaleMax * i / 4;
-            double x = LABEL_WIDTH + plotWidth * i / 4.0;
+        // Five divisions: every scale niceCeiling picks (1, 2, 2.5, 5 × 10^k) then gets round ticks.
+        for (int i = 0; i <= 5; i++) {
+            double value = scaleMax * i / 5;
+            double x = LABEL_WIDTH + plotWidth * i / 5.0;
             s.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e3e3e3\"/>\n",
                     x, TOP - 6, x, plotBottom));
             s.append(text(x, plotBottom + 14, "middle", "#888", Fmt.compact(value)));
