@@ -1,0 +1,51 @@
+package io.kodiak.stub.embedded;
+
+import static io.kodiak.stub.embedded.StubAnswers.assertAnswers;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.File;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.apache.catalina.Context;
+import org.apache.catalina.connector.Connector;
+import org.apache.catalina.startup.Tomcat;
+import org.apache.tomcat.util.scan.StandardJarScanner;
+import org.junit.jupiter.api.Test;
+
+/** The WAR's web.xml, deployed the way a stock Tomcat deploys it, serves the original URL. */
+class WarDeploymentTest {
+    @Test
+    void webXmlMapsTheServletAtTheOriginalPath() throws Exception {
+        Path base = Files.createTempDirectory("kodiak-stub-war-test");
+        Tomcat tomcat = new Tomcat();
+        tomcat.setBaseDir(base.toString());
+        Connector connector = new Connector();
+        connector.setPort(0);
+        connector.setProperty("address", "127.0.0.1");
+        tomcat.setConnector(connector);
+        // Without the default web.xml Tomcat would want Jasper for JSPs, which a stock Tomcat has and we do not.
+        tomcat.setAddDefaultWebXmlToWebapp(false);
+        Context context = tomcat.addWebapp(StubServer.CONTEXT_PATH, new File("src/main/webapp").getAbsolutePath());
+        StandardJarScanner scanner = new StandardJarScanner();
+        scanner.setScanClassPath(false);
+        context.setJarScanner(scanner);
+        tomcat.start();
+        try {
+            URI uri = URI.create("http://127.0.0.1:" + connector.getLocalPort() + StubServer.PATH);
+            HttpResponse<String> response = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))
+                            .POST(HttpRequest.BodyPublishers.ofString("test1")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, response.statusCode());
+            assertAnswers("test1", response.body());
+        } finally {
+            tomcat.stop();
+            tomcat.destroy();
+        }
+    }
+}
