@@ -203,6 +203,17 @@ fi
 
 start_service stub || exit 1
 
+# The stub serves every target; warming its JIT once keeps the first target from paying for it alone.
+# The smoke profile skips it to stay short.
+if ! $quick; then
+  progress "warm up the stub (10 s, not recorded)"
+  run_bounded 300 "$out/logs/warmup-stub.log" mvn -B -f "$root/pom.xml" -Pgatling gatling:test \
+    -Dgatling.simulationClass=io.kodiak.bench.StubDirectSimulation -Dgatling.resultsFolder="$out/warmup" \
+    -Dbench.baseUrl="http://127.0.0.1:$(bench_port stub)/ProxiedServiceStub/ServiceStubServlet" \
+    -Dbench.users=50 -Dbench.rps=1000 -Dbench.ramp=1 -Dbench.hold=10 \
+    || progress "the warm-up had failures (see logs/warmup-stub.log); going on"
+fi
+
 # ---- one target after another ------------------------------------------------------------------------
 run_limit=$((ramp + hold + 30 + 300))   # the simulation's maxDuration plus Maven and report generation
 declare -A unavailable=()

@@ -67,7 +67,8 @@ bench_service_ctl() {
     return 127
   fi
   case $service in
-    stub) STUB_BASE=$base/stub STUB_PORT=$(bench_port stub) "$script" "$action" ;;
+    # JAVA_OPTS is meant for Kodiak; the stub gets its own.
+    stub) JAVA_OPTS=${STUB_JAVA_OPTS:-} STUB_BASE=$base/stub STUB_PORT=$(bench_port stub) "$script" "$action" ;;
     kodiak) PROXY_CONF=$(bench_kodiak_conf "$base/kodiak") PROXY_BASE=$base/kodiak "$script" "$action" ;;
     mule)
       MULE_BASE=$base/mule MULE_STUB_PORT=$(bench_port stub) \
