@@ -86,14 +86,30 @@ ensure_built() {
   exec 9>&-
 }
 
+# Maven rewrites target/kodiak-stub.jar in place (same inode), which would pull classes out from under a running
+# stub whenever the tests run; so each stub runs from a copy named by its content, which no build touches.
+snapshot_jar() {
+  local sum snapshot
+  sum=$(sha1sum "$STUB_JAR" | cut -c1-12)
+  snapshot=$STUB_DIR/target/runtime/kodiak-stub-$sum.jar
+  if [ ! -f "$snapshot" ]; then
+    mkdir -p "$(dirname "$snapshot")"
+    cp "$STUB_JAR" "$snapshot.$$"
+    mv -f "$snapshot.$$" "$snapshot"
+  fi
+  echo "$snapshot"
+}
+
 java_command() {
+  local snapshot
+  snapshot=$(snapshot_jar)
   JAVA_CMD=("$JAVA")
   if [ -n "${JAVA_OPTS:-}" ]; then
     # JAVA_OPTS is a list of options by convention, so word splitting is intended here.
     # shellcheck disable=SC2206
     JAVA_CMD+=($JAVA_OPTS)
   fi
-  JAVA_CMD+=("-Dkodiak.daemon=stub:$STUB_BASE" -jar "$STUB_JAR")
+  JAVA_CMD+=("-Dkodiak.daemon=stub:$STUB_BASE" -cp "$snapshot:$STUB_DIR/target/lib/*" io.kodiak.stub.embedded.StubMain)
   export STUB_PORT STUB_DELAY_MS STUB_MODE STUB_HOST
   [ -n "${STUB_THREADS:-}" ] && export STUB_THREADS
   return 0
