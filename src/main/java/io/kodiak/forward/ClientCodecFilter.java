@@ -25,6 +25,15 @@ public final class ClientCodecFilter extends HttpServerFilter {
         setAllowPayloadForUndefinedHttpMethods(true);
     }
 
+    /**
+     * Kodiak does not tunnel protocol upgrades (Upgrade is hop-by-hop and stripped), so a request
+     * asking for one is an ordinary request: its body stays framed and its connection stays reusable.
+     */
+    @Override
+    protected void onIncomingUpgrade(FilterChainContext ctx, HttpHeader httpHeader) {
+        httpHeader.getUpgradeDC().recycle();
+    }
+
     @Override
     protected void onHttpHeaderError(HttpHeader header, FilterChainContext ctx, Throwable error) {
         HttpResponsePacket response = ((HttpRequestPacket) header).getResponse();

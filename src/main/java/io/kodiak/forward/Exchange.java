@@ -120,7 +120,6 @@ final class Exchange implements ResponseListener {
 
     private void onUpstreamReady(Connection<?> connection, boolean fresh) {
         boolean unused;
-        FilterChainContext resumeClient = null;
         synchronized (this) {
             unused = finished;
             if (!finished) {
@@ -135,18 +134,16 @@ final class Exchange implements ResponseListener {
                 }
                 if (!clientReading) {
                     clientReading = true;
-                    resumeClient = clientCtx;
+                    // The header context stays suspended for the whole exchange (responses are
+                    // written through it); a fork re-enables reads on a copy, so the body and a
+                    // client close are seen. Under the lock: a fast upstream may already be
+                    // answering, and completing the exchange recycles the header context.
+                    clientCtx.fork(clientCtx.getStopAction());
                 }
             }
         }
         if (unused) {
             pool.release(connection);
-            return;
-        }
-        if (resumeClient != null) {
-            // The header context stays suspended for the whole exchange (responses are written
-            // through it); a fork re-enables reads on a copy, so the body and a client close are seen.
-            resumeClient.fork(resumeClient.getStopAction());
         }
     }
 

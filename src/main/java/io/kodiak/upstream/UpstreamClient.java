@@ -5,7 +5,6 @@ import io.kodiak.routing.Route;
 import io.kodiak.routing.UpstreamTarget;
 import org.glassfish.grizzly.filterchain.FilterChainBuilder;
 import org.glassfish.grizzly.filterchain.TransportFilter;
-import org.glassfish.grizzly.http.HttpClientFilter;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransportBuilder;
 import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
@@ -32,7 +31,7 @@ public final class UpstreamClient {
     public UpstreamClient(ProxyConfig config, DelayedExecutor timers) {
         FilterChainBuilder chain = FilterChainBuilder.stateless()
                 .add(new TransportFilter())
-                .add(new HttpClientFilter(MAX_RESPONSE_HEADER_SIZE))
+                .add(new UpstreamCodecFilter(MAX_RESPONSE_HEADER_SIZE))
                 .add(new UpstreamFilter());
         transport = TCPNIOTransportBuilder.newInstance()
                 .setIOStrategy(SameThreadIOStrategy.getInstance())

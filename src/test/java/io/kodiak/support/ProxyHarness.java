@@ -1,0 +1,46 @@
+package io.kodiak.support;
+
+import com.typesafe.config.ConfigFactory;
+import io.kodiak.Kodiak;
+import io.kodiak.config.ConfigLoader;
+
+import java.io.IOException;
+import java.net.URI;
+
+/** A Kodiak instance on an ephemeral loopback port, configured by a HOCON snippet. */
+public final class ProxyHarness implements AutoCloseable {
+    private final Kodiak kodiak;
+
+    private ProxyHarness(Kodiak kodiak) {
+        this.kodiak = kodiak;
+    }
+
+    /** Starts Kodiak with one route "/" to {@code upstreamUrl} plus {@code extra} HOCON. */
+    public static ProxyHarness forUpstream(String upstreamUrl, String extra) throws IOException {
+        return start("proxy.routes = [ { prefix = \"/\", upstream = \"" + upstreamUrl + "\" } ]\n" + extra);
+    }
+
+    public static ProxyHarness start(String hocon) throws IOException {
+        String base = "proxy.listener.port = 0\nproxy.admin.enabled = false\nproxy.shutdown.grace-period = 5s\n";
+        Kodiak kodiak = new Kodiak(ConfigLoader.fromConfig(ConfigFactory.parseString(base + hocon)));
+        kodiak.start();
+        return new ProxyHarness(kodiak);
+    }
+
+    public int port() {
+        return kodiak.port();
+    }
+
+    public URI uri(String pathAndQuery) {
+        return URI.create("http://127.0.0.1:" + port() + pathAndQuery);
+    }
+
+    public Kodiak kodiak() {
+        return kodiak;
+    }
+
+    @Override
+    public void close() {
+        kodiak.stop();
+    }
+}

@@ -1,0 +1,145 @@
+package io.kodiak.support;
+
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A byte-level HTTP/1.1 client for what java.net.http will not send: malformed requests,
+ * pipelining, explicit framing, Expect: 100-continue. Every read has a socket timeout, so a
+ * proxy that hangs fails the test instead of stalling it.
+ */
+public final class RawHttp implements AutoCloseable {
+    private final Socket socket;
+    private final InputStream in;
+    private final OutputStream out;
+
+    public RawHttp(int port) throws IOException {
+        socket = new Socket("127.0.0.1", port);
+        socket.setSoTimeout(20_000);
+        in = socket.getInputStream();
+        out = socket.getOutputStream();
+    }
+
+    public RawHttp send(String ascii) throws IOException {
+        out.write(ascii.getBytes(StandardCharsets.ISO_8859_1));
+        out.flush();
+        return this;
+    }
+
+    public RawHttp send(byte[] bytes) throws IOException {
+        out.write(bytes);
+        out.flush();
+        return this;
+    }
+
+    /** Reads one response; {@code head} when it answers a HEAD request (no body follows). */
+    public Response read(boolean head) throws IOException {
+        String statusLine = line();
+        List<String[]> headers = new ArrayList<>();
+        for (String h; !(h = line()).isEmpty(); ) {
+            int colon = h.indexOf(':');
+            headers.add(new String[]{h.substring(0, colon).trim().toLowerCase(Locale.ROOT), h.substring(colon + 1).trim()});
+        }
+        Response response = new Response(statusLine, headers);
+        int status = response.status();
+        if (head || status == 204 || status == 304 || status / 100 == 1) {
+            return response;
+        }
+        if ("chunked".equalsIgnoreCase(response.header("transfer-encoding"))) {
+            ByteArrayOutputStream body = new ByteArrayOutputStream();
+            while (true) {
+                int size = Integer.parseInt(line().split(";")[0].trim(), 16);
+                if (size == 0) {
+                    while (!line().isEmpty()) {
+                        // trailer fields, ignored
+                    }
+                    break;
+                }
+                body.write(in.readNBytes(size));
+                line();
+            }
+            response.body = body.toByteArray();
+        } else if (response.header("content-length") != null) {
+            int length = Integer.parseInt(response.header("content-length"));
+            response.body = in.readNBytes(length);
+            if (response.body.length < length) {
+                throw new EOFException("body ended after " + response.body.length + " of " + length + " bytes");
+            }
+        } else {
+            response.body = in.readAllBytes();
+        }
+        return response;
+    }
+
+    public Response read() throws IOException {
+        return read(false);
+    }
+
+    /** True when the proxy closed the connection (EOF or reset) within the socket timeout. */
+    public boolean closedByPeer() {
+        try {
+            return in.read() == -1;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    private String line() throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
+        for (int b; (b = in.read()) != '\n'; ) {
+            if (b == -1) {
+                throw new EOFException("connection closed mid-line: " + line);
+            }
+            if (b != '\r') {
+                line.write(b);
+            }
+        }
+        return line.toString(StandardCharsets.ISO_8859_1);
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+
+    public static final class Response {
+        public final String statusLine;
+        public final List<String[]> headers;
+        public byte[] body = new byte[0];
+
+        Response(String statusLine, List<String[]> headers) {
+            this.statusLine = statusLine;
+            this.headers = headers;
+        }
+
+        public int status() {
+            return Integer.parseInt(statusLine.split(" ")[1]);
+        }
+
+        public String header(String name) {
+            for (String[] h : headers) {
+                if (h[0].equalsIgnoreCase(name)) {
+                    return h[1];
+                }
+            }
+            return null;
+        }
+
+        public String bodyText() {
+            return new String(body, StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public String toString() {
+            return statusLine + " " + headers.size() + " headers, " + body.length + " bytes";
+        }
+    }
+}

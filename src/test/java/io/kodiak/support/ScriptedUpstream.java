@@ -1,0 +1,100 @@
+package io.kodiak.support;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
+
+/**
+ * A raw-socket upstream for behaviours a real server will not produce on demand: canned bytes
+ * per request (malformed, close-delimited, Upgrade-advertising), and closing a kept-alive
+ * connection between requests. {@code script} maps the request number (0-based, over all
+ * connections) to the exact response bytes; a null answer closes the connection unanswered.
+ * Requests must not carry a body.
+ */
+public final class ScriptedUpstream implements AutoCloseable {
+    private final ServerSocket server;
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+    private final AtomicInteger requests = new AtomicInteger();
+    private final AtomicInteger connections = new AtomicInteger();
+    private final IntFunction<String> script;
+    private final boolean closeAfterEachResponse;
+
+    public ScriptedUpstream(IntFunction<String> script, boolean closeAfterEachResponse) throws IOException {
+        this.script = script;
+        this.closeAfterEachResponse = closeAfterEachResponse;
+        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        threads.execute(this::acceptLoop);
+    }
+
+    public String url(String path) {
+        return "http://127.0.0.1:" + server.getLocalPort() + path;
+    }
+
+    public int requests() {
+        return requests.get();
+    }
+
+    public int connections() {
+        return connections.get();
+    }
+
+    private void acceptLoop() {
+        while (!server.isClosed()) {
+            try {
+                Socket socket = server.accept();
+                connections.incrementAndGet();
+                threads.execute(() -> serve(socket));
+            } catch (IOException closed) {
+                return;
+            }
+        }
+    }
+
+    private void serve(Socket socket) {
+        try (socket) {
+            InputStream in = socket.getInputStream();
+            OutputStream out = socket.getOutputStream();
+            while (readHeader(in)) {
+                String answer = script.apply(requests.getAndIncrement());
+                if (answer == null) {
+                    return;
+                }
+                out.write(answer.getBytes(StandardCharsets.ISO_8859_1));
+                out.flush();
+                if (closeAfterEachResponse) {
+                    return;
+                }
+            }
+        } catch (IOException ignored) {
+            // the proxy closed its side: nothing to answer
+        }
+    }
+
+    private static boolean readHeader(InputStream in) throws IOException {
+        ByteArrayOutputStream header = new ByteArrayOutputStream();
+        int matched = 0;
+        for (int b; (b = in.read()) != -1; ) {
+            header.write(b);
+            matched = (b == "\r\n\r\n".charAt(matched)) ? matched + 1 : (b == '\r' ? 1 : 0);
+            if (matched == 4) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public void close() throws IOException {
+        server.close();
+        threads.shutdownNow();
+    }
+}
