@@ -36,6 +36,7 @@ final class AsyncExchange implements ReadListener, WriteListener, AsyncListener 
     private ServletOutputStream out;
     private byte[] answer;
     private boolean written;
+    private boolean flushed;
     private boolean finished;
     private Future<?> pendingAnswer;
 
@@ -104,14 +105,24 @@ final class AsyncExchange implements ReadListener, WriteListener, AsyncListener 
 
     @Override
     public void onWritePossible() throws IOException {
+        // Each step runs only while isReady() is true: writing or flushing while a write is pending loses bytes.
         if (!written) {
             written = true;
             out.write(answer);
         }
-        // Non-blocking writes keep what the socket did not take; isReady turns true once it is all sent.
-        if (out.isReady()) {
-            finish();
+        if (!out.isReady()) {
+            return; // the container calls again once the socket has taken what is pending
         }
+        if (!flushed) {
+            // Push out what Tomcat still buffers before completing: completion (and so the in-flight count a
+            // draining stop waits on) would otherwise run ahead of the last bytes.
+            flushed = true;
+            out.flush();
+            if (!out.isReady()) {
+                return;
+            }
+        }
+        finish();
     }
 
     @Override

@@ -18,6 +18,8 @@ final class BlockingExchange {
         byte[] answer = answers.utf8(text);
         StubResponse.prepare(response, answer.length);
         response.getOutputStream().write(answer);
+        // On the wire before the servlet counts the exchange as done, so a draining stop never cuts it off.
+        response.flushBuffer();
     }
 
     private static void sleep(int delayMs) {

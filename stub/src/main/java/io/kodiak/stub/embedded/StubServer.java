@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.stream.Stream;
+import org.apache.catalina.Globals;
 import org.apache.catalina.LifecycleException;
 import org.apache.catalina.Wrapper;
 import org.apache.catalina.connector.Connector;
@@ -41,6 +42,9 @@ public final class StubServer implements AutoCloseable {
         this.config = config;
         this.workDir = Files.createTempDirectory("kodiak-stub-");
         this.servlet = new ServiceStubServlet(config.settings());
+        // Tomcat keeps catalina.home JVM-wide and re-creates it for every later instance: point it at this
+        // instance's own directory, or a second stub in the same JVM resurrects the first one's deleted one.
+        System.setProperty(Globals.CATALINA_HOME_PROP, workDir.toString());
         this.tomcat = new Tomcat();
         tomcat.setBaseDir(workDir.toString());
         this.connector = newConnector(config);
@@ -135,14 +139,18 @@ public final class StubServer implements AutoCloseable {
 
     @Override
     public void close() {
+        // Destroy even when stop fails (as it does after a failed start), or Tomcat's leftovers outlive the work dir.
         try {
             tomcat.stop();
-            tomcat.destroy();
-        } catch (LifecycleException ignored) {
-            // stopping anyway; nothing more to release
-        } finally {
-            deleteWorkDir();
+        } catch (LifecycleException alreadyBroken) {
+            // destroy below still releases what start acquired
         }
+        try {
+            tomcat.destroy();
+        } catch (LifecycleException alreadyBroken) {
+            // nothing more to release
+        }
+        deleteWorkDir();
     }
 
     private void deleteWorkDir() {

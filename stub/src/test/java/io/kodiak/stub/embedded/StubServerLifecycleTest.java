@@ -10,6 +10,8 @@ import io.kodiak.stub.StubSettings;
 import java.io.IOException;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 class StubServerLifecycleTest {
     @Test
@@ -22,9 +24,10 @@ class StubServerLifecycleTest {
         }
     }
 
-    @Test
-    void stopLetsWaitingExchangesFinish() throws Exception {
-        StubServer server = StubServer.start(StubServerConfig.ephemeral(300, DelayMode.ASYNC, 2));
+    @ParameterizedTest
+    @EnumSource(DelayMode.class)
+    void stopLetsWaitingExchangesFinish(DelayMode mode) throws Exception {
+        StubServer server = StubServer.start(StubServerConfig.ephemeral(300, mode, 2));
         try (RawHttpConnection connection = new RawHttpConnection(server.port())) {
             connection.send(RawHttpConnection.requestHead("POST", 7) + "waiting");
             assertTrue(server.inFlight().await(n -> n == 1, Duration.ofSeconds(10)), "the request never arrived");

@@ -11,7 +11,10 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
+import java.util.stream.Stream;
 import org.apache.catalina.Context;
+import org.apache.catalina.Globals;
 import org.apache.catalina.connector.Connector;
 import org.apache.catalina.startup.Tomcat;
 import org.apache.tomcat.util.scan.StandardJarScanner;
@@ -22,6 +25,7 @@ class WarDeploymentTest {
     @Test
     void webXmlMapsTheServletAtTheOriginalPath() throws Exception {
         Path base = Files.createTempDirectory("kodiak-stub-war-test");
+        System.setProperty(Globals.CATALINA_HOME_PROP, base.toString());
         Tomcat tomcat = new Tomcat();
         tomcat.setBaseDir(base.toString());
         Connector connector = new Connector();
@@ -46,6 +50,9 @@ class WarDeploymentTest {
         } finally {
             tomcat.stop();
             tomcat.destroy();
+            try (Stream<Path> paths = Files.walk(base)) {
+                paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            }
         }
     }
 }
