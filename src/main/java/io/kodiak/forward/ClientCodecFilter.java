@@ -1,6 +1,8 @@
 package io.kodiak.forward;
 
+import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
+import org.glassfish.grizzly.http.HttpPacketParsing;
 import org.glassfish.grizzly.http.HttpHeader;
 import org.glassfish.grizzly.http.HttpRequestPacket;
 import org.glassfish.grizzly.http.HttpResponsePacket;
@@ -15,6 +17,8 @@ import org.glassfish.grizzly.http.util.MimeHeaders;
  * already started.
  */
 public final class ClientCodecFilter extends HttpServerFilter {
+    /** Request attribute set when Content-Length and Transfer-Encoding came together (see {@link ProxyFilter}). */
+    static final String BOTH_LENGTHS_ATTRIBUTE = ClientCodecFilter.class.getName() + ".bothLengths";
 
     /** {@code keepAlive} null turns persistent client connections off. */
     @SuppressWarnings("deprecation")
@@ -32,6 +36,19 @@ public final class ClientCodecFilter extends HttpServerFilter {
     @Override
     protected void onIncomingUpgrade(FilterChainContext ctx, HttpHeader httpHeader) {
         httpHeader.getUpgradeDC().recycle();
+    }
+
+    /**
+     * Grizzly lets chunked win over a preceding Content-Length and drops that header, which would
+     * hide a request-smuggling attempt; its parsing state still counts it, so note it here.
+     */
+    @Override
+    protected boolean onHttpHeaderParsed(HttpHeader header, Buffer buffer, FilterChainContext ctx) {
+        boolean error = super.onHttpHeaderParsed(header, buffer, ctx);
+        if (header.isChunked() && ((HttpPacketParsing) header).getHeaderParsingState().contentLengthHeadersCount > 0) {
+            ((HttpRequestPacket) header).setAttribute(BOTH_LENGTHS_ATTRIBUTE, Boolean.TRUE);
+        }
+        return error;
     }
 
     @Override

@@ -89,7 +89,8 @@ public final class ProxyFilter extends BaseFilter {
             if (!request.isChunked() || !transferEncoding.toString().trim().equalsIgnoreCase("chunked")) {
                 return ProxyError.UNSUPPORTED_TRANSFER_ENCODING;
             }
-            if (request.getHeaders().getValue("content-length") != null) {
+            if (request.getHeaders().getValue("content-length") != null
+                    || request.getAttribute(ClientCodecFilter.BOTH_LENGTHS_ATTRIBUTE) != null) {
                 return ProxyError.AMBIGUOUS_LENGTH;
             }
         }

@@ -17,14 +17,15 @@ import java.util.function.IntFunction;
  * A raw-socket upstream for behaviours a real server will not produce on demand: canned bytes
  * per request (malformed, close-delimited, Upgrade-advertising), and closing a kept-alive
  * connection between requests. {@code script} maps the request number (0-based, over all
- * connections) to the exact response bytes; a null answer closes the connection unanswered.
- * Requests must not carry a body.
+ * connections) to the exact response bytes; a null answer closes the connection unanswered, an
+ * empty one leaves the request unanswered and waits for the next. Requests must not carry a body.
  */
 public final class ScriptedUpstream implements AutoCloseable {
     private final ServerSocket server;
     private final ExecutorService threads = Executors.newCachedThreadPool();
     private final AtomicInteger requests = new AtomicInteger();
     private final AtomicInteger connections = new AtomicInteger();
+    private final java.util.concurrent.CountDownLatch closedByProxy = new java.util.concurrent.CountDownLatch(1);
     private final IntFunction<String> script;
     private final boolean closeAfterEachResponse;
 
@@ -47,6 +48,11 @@ public final class ScriptedUpstream implements AutoCloseable {
         return connections.get();
     }
 
+    /** Waits until the proxy closes one of its connections to this upstream. */
+    public boolean awaitClosedByProxy(long millis) throws InterruptedException {
+        return closedByProxy.await(millis, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
     private void acceptLoop() {
         while (!server.isClosed()) {
             try {
@@ -63,7 +69,11 @@ public final class ScriptedUpstream implements AutoCloseable {
         try (socket) {
             InputStream in = socket.getInputStream();
             OutputStream out = socket.getOutputStream();
-            while (readHeader(in)) {
+            while (true) {
+                if (!readHeader(in)) {
+                    closedByProxy.countDown();
+                    return;
+                }
                 String answer = script.apply(requests.getAndIncrement());
                 if (answer == null) {
                     return;

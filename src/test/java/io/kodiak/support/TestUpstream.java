@@ -1,7 +1,6 @@
 package io.kodiak.support;
 
 import org.glassfish.grizzly.Connection;
-import org.glassfish.grizzly.ConnectionProbe;
 import org.glassfish.grizzly.http.server.HttpHandler;
 import org.glassfish.grizzly.http.server.HttpServer;
 import org.glassfish.grizzly.http.server.NetworkListener;
@@ -31,14 +30,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   /hold             never answers until release() (counts arrivals in holds())
  *   /close            closes the connection without answering
  * </pre>
- * Accepted and closed connections are counted, so tests can assert on connection reuse.
+ * Connections that carried requests are counted, so tests can assert on connection reuse.
  */
 public final class TestUpstream implements AutoCloseable {
     private final HttpServer server = new HttpServer();
     private final NetworkListener listener = new NetworkListener("test-upstream", "127.0.0.1", 0);
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
-    private final AtomicInteger accepted = new AtomicInteger();
-    private final AtomicInteger closed = new AtomicInteger();
+    private final java.util.Set<Integer> connectionPorts = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final java.util.Set<Integer> openPorts = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final AtomicInteger maxOpen = new AtomicInteger();
     private final AtomicInteger holds = new AtomicInteger();
     private volatile CountDownLatch release = new CountDownLatch(1);
     private volatile CountDownLatch firstClose = new CountDownLatch(1);
@@ -50,7 +50,6 @@ public final class TestUpstream implements AutoCloseable {
         upstream.server.getServerConfiguration().setMaxPostSize(-1);
         upstream.server.getServerConfiguration().setAllowPayloadForUndefinedHttpMethods(true);
         upstream.server.start();
-        upstream.listener.getTransport().getConnectionMonitoringConfig().addProbes(upstream.new Counter());
         return upstream;
     }
 
@@ -62,12 +61,14 @@ public final class TestUpstream implements AutoCloseable {
         return "http://127.0.0.1:" + port() + path;
     }
 
+    /** Distinct upstream connections that carried at least one request. */
     public int acceptedConnections() {
-        return accepted.get();
+        return connectionPorts.size();
     }
 
-    public int closedConnections() {
-        return closed.get();
+    /** The most connections that were open at the same time. */
+    public int maxOpenConnections() {
+        return maxOpen.get();
     }
 
     public int holds() {
@@ -79,7 +80,7 @@ public final class TestUpstream implements AutoCloseable {
         release.countDown();
     }
 
-    /** Waits until the upstream sees one of its connections close. */
+    /** Waits until the connection of a request parked on /hold closes. */
     public boolean awaitConnectionClosed(long millis) throws InterruptedException {
         return firstClose.await(millis, TimeUnit.MILLISECONDS);
     }
@@ -91,24 +92,16 @@ public final class TestUpstream implements AutoCloseable {
         scheduler.shutdownNow();
     }
 
-    private final class Counter extends ConnectionProbe.Adapter {
-        @Override
-        public void onAcceptEvent(Connection serverConnection, Connection clientConnection) {
-            accepted.incrementAndGet();
-        }
-
-        @Override
-        public void onCloseEvent(Connection connection) {
-            if (connection.getPeerAddress() != null) {
-                closed.incrementAndGet();
-                firstClose.countDown();
-            }
-        }
-    }
-
     private final class Dispatcher extends HttpHandler {
         @Override
         public void service(Request request, Response response) throws Exception {
+            int port = request.getRemotePort();
+            if (connectionPorts.add(port)) {
+                openPorts.add(port);
+                maxOpen.accumulateAndGet(openPorts.size(), Math::max);
+                request.getContext().getConnection().addCloseListener(
+                        (Connection.CloseListener) (closedConnection, type) -> openPorts.remove(port));
+            }
             String uri = request.getRequestURI();
             if (uri.startsWith("/echo")) {
                 echo(request, response);
@@ -124,6 +117,8 @@ public final class TestUpstream implements AutoCloseable {
             } else if (uri.startsWith("/slow/")) {
                 slow(response, Long.parseLong(uri.substring("/slow/".length())));
             } else if (uri.startsWith("/hold")) {
+                request.getContext().getConnection().addCloseListener(
+                        (Connection.CloseListener) (closedConnection, type) -> firstClose.countDown());
                 holds.incrementAndGet();
                 response.suspend();
                 scheduler.execute(() -> {

@@ -1,0 +1,165 @@
+package io.kodiak.forward;
+
+import io.kodiak.support.ProxyHarness;
+import io.kodiak.support.RawHttp;
+import io.kodiak.support.ScriptedUpstream;
+import io.kodiak.support.TestUpstream;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Upstream connections are pooled, reused, never reused when broken, and freed when the client leaves. */
+class ConnectionLifecycleTest {
+    private static final String OK_RESPONSE = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+
+    /** Polls a condition with a deadline: for state another process changes, where no event can be awaited. */
+    static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    @Test
+    void sequentialRequestsReuseOneUpstreamConnection() throws Exception {
+        try (TestUpstream upstream = TestUpstream.start();
+             ProxyHarness proxy = ProxyHarness.forUpstream(upstream.url("/"), "");
+             RawHttp raw = new RawHttp(proxy.port())) {
+            for (int i = 0; i < 50; i++) {
+                raw.send("GET /bytes/10 HTTP/1.1\r\nHost: a\r\n\r\n");
+                assertEquals(200, raw.read().status());
+            }
+            assertEquals(1, upstream.acceptedConnections());
+        }
+    }
+
+    @Test
+    void concurrentRequestsNeverOpenMoreThanMaxConnections() throws Exception {
+        try (TestUpstream upstream = TestUpstream.start();
+             ProxyHarness proxy = ProxyHarness.forUpstream(upstream.url("/"),
+                     "proxy.upstream.max-connections = 4\nproxy.upstream.connect-timeout = 10s")) {
+            ExecutorService clients = Executors.newFixedThreadPool(40);
+            try {
+                List<Future<Integer>> results = new ArrayList<>();
+                for (int i = 0; i < 40; i++) {
+                    results.add(clients.submit(() -> {
+                        try (RawHttp raw = new RawHttp(proxy.port())) {
+                            raw.send("GET /slow/50 HTTP/1.1\r\nHost: a\r\n\r\n");
+                            return raw.read().status();
+                        }
+                    }));
+                }
+                for (Future<Integer> result : results) {
+                    assertEquals(200, result.get());
+                }
+            } finally {
+                clients.shutdownNow();
+            }
+            assertTrue(upstream.maxOpenConnections() <= 4, "open at once: " + upstream.maxOpenConnections());
+        }
+    }
+
+    @Test
+    void persistentConnectionsOffOpensOnePerRequest() throws Exception {
+        try (TestUpstream upstream = TestUpstream.start();
+             ProxyHarness proxy = ProxyHarness.forUpstream(upstream.url("/"), "proxy.upstream.persistent-connections = false");
+             RawHttp raw = new RawHttp(proxy.port())) {
+            for (int i = 0; i < 10; i++) {
+                raw.send("GET /headers HTTP/1.1\r\nHost: a\r\n\r\n");
+                RawHttp.Response response = raw.read();
+                assertEquals(200, response.status());
+                assertTrue(response.bodyText().contains("connection: close\n"), "upstream is told: " + response.bodyText());
+            }
+            assertEquals(10, upstream.acceptedConnections());
+        }
+    }
+
+    @Test
+    void clientAbortClosesTheUpstreamConnectionAndFreesItsSlot() throws Exception {
+        // The first request is never answered; the client gives up on it.
+        try (ScriptedUpstream upstream = new ScriptedUpstream(i -> i == 0 ? "" : OK_RESPONSE, false);
+             ProxyHarness proxy = ProxyHarness.forUpstream(upstream.url("/"), "proxy.upstream.max-connections = 1")) {
+            RawHttp abandoned = new RawHttp(proxy.port());
+            abandoned.send("GET /hold HTTP/1.1\r\nHost: a\r\n\r\n");
+            await(() -> upstream.requests() == 1, "the request to reach the upstream");
+            abandoned.close();
+            assertTrue(upstream.awaitClosedByProxy(10_000), "upstream connection was not closed");
+            // The only pool slot is free again: a new request gets a fresh connection and an answer.
+            try (RawHttp next = new RawHttp(proxy.port())) {
+                next.send("GET /next HTTP/1.1\r\nHost: a\r\n\r\n");
+                assertEquals(200, next.read().status());
+            }
+            assertEquals(2, upstream.connections());
+        }
+    }
+
+    @Test
+    void idempotentRequestIsRetriedOnceWhenAReusedConnectionWasClosed() throws Exception {
+        // Request 1 is answered; request 2 finds its kept-alive connection closed by the upstream.
+        try (ScriptedUpstream upstream = new ScriptedUpstream(i -> i == 1 ? null : OK_RESPONSE, false);
+             ProxyHarness proxy = ProxyHarness.forUpstream(upstream.url("/"), "");
+             RawHttp raw = new RawHttp(proxy.port())) {
+            raw.send("GET /a HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertEquals(200, raw.read().status());
+            raw.send("GET /b HTTP/1.1\r\nHost: a\r\n\r\n");
+            RawHttp.Response retried = raw.read();
+            assertEquals(200, retried.status());
+            assertEquals(3, upstream.requests());
+            assertEquals(2, upstream.connections());
+        }
+    }
+
+    @Test
+    void nonIdempotentRequestIsNotRetried() throws Exception {
+        try (ScriptedUpstream upstream = new ScriptedUpstream(i -> i == 1 ? null : OK_RESPONSE, false);
+             ProxyHarness proxy = ProxyHarness.forUpstream(upstream.url("/"), "");
+             RawHttp raw = new RawHttp(proxy.port())) {
+            raw.send("GET /a HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertEquals(200, raw.read().status());
+            raw.send("POST /b HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\n\r\n");
+            assertEquals(502, raw.read().status());
+            assertEquals(2, upstream.requests());
+        }
+    }
+
+    @Test
+    void closeDelimitedUpstreamResponseIsForwardedWhole() throws Exception {
+        String legacy = "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\nUpgrade: h2c\r\n\r\nuntil the end";
+        try (ScriptedUpstream upstream = new ScriptedUpstream(i -> legacy, true);
+             ProxyHarness proxy = ProxyHarness.forUpstream(upstream.url("/"), "");
+             RawHttp raw = new RawHttp(proxy.port())) {
+            raw.send("GET /legacy HTTP/1.1\r\nHost: a\r\n\r\n");
+            RawHttp.Response response = raw.read();
+            assertEquals(200, response.status());
+            assertEquals("until the end", response.bodyText());
+            assertEquals(null, response.header("upgrade"));
+            // The client connection stays usable: the body was re-framed, not left open-ended.
+            raw.send("GET /again HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertEquals("until the end", raw.read().bodyText());
+        }
+    }
+
+    @Test
+    void pipelinedRequestsAreAnsweredInOrder() throws Exception {
+        try (TestUpstream upstream = TestUpstream.start();
+             ProxyHarness proxy = ProxyHarness.forUpstream(upstream.url("/"), "");
+             RawHttp raw = new RawHttp(proxy.port())) {
+            raw.send("GET /slow/200 HTTP/1.1\r\nHost: a\r\n\r\nGET /bytes/7 HTTP/1.1\r\nHost: a\r\n\r\n"
+                    + "POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nthird");
+            assertEquals("slow ok", raw.read().bodyText());
+            assertEquals(7, raw.read().body.length);
+            assertEquals("third", raw.read().bodyText());
+        }
+    }
+}
