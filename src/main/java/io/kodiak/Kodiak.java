@@ -2,6 +2,7 @@ package io.kodiak;
 
 import io.kodiak.config.ProxyConfig;
 import io.kodiak.forward.Drain;
+import io.kodiak.forward.ExchangeObserver;
 import io.kodiak.forward.ForwardingServices;
 import io.kodiak.forward.ProxyFilter;
 import io.kodiak.listener.ProxyListener;
@@ -29,6 +30,11 @@ public final class Kodiak {
     private volatile boolean stopped;
 
     public Kodiak(ProxyConfig config) {
+        this(config, ExchangeObserver.NONE);
+    }
+
+    /** {@code observer} sees every finished exchange and error (metrics). */
+    public Kodiak(ProxyConfig config, ExchangeObserver observer) {
         this.config = config;
         this.timerThread = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "kodiak-timers");
@@ -38,7 +44,7 @@ public final class Kodiak {
         this.timers = new DelayedExecutor(timerThread, TIMER_TICK_MILLIS, TimeUnit.MILLISECONDS);
         this.upstreams = new UpstreamClient(config, timers);
         this.services = new ForwardingServices(new Router(config.routes()), upstreams, timers,
-                config.upstream().responseTimeout().toMillis(), config.listener().maxBodySize(), drain);
+                config.upstream().responseTimeout().toMillis(), config.listener().maxBodySize(), drain, observer);
         this.listener = new ProxyListener(config.listener(), new ProxyFilter(services), drain, timers);
     }
 

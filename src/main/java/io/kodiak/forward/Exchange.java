@@ -372,7 +372,7 @@ final class Exchange implements ResponseListener {
         clientCtx.completeAndRecycle();
         client.finish(this, request);
         services.drain().exchangeEnded();
-        log();
+        record();
     }
 
     @Override
@@ -451,24 +451,27 @@ final class Exchange implements ResponseListener {
         }
         FilterChainContext next = client.finish(this, request);
         services.drain().exchangeEnded();
-        log();
+        record();
         if (next != null) {
             next.resume();
         }
     }
 
-    private void log() {
-        if (!AccessLog.enabled()) {
-            return;
-        }
+    /** Access log line and metrics, once per exchange. */
+    private void record() {
         long now = System.nanoTime();
         long upstreamNanos;
         synchronized (this) {
             upstreamNanos = sentNanos < 0 ? -1 : (firstByteNanos < 0 ? now : firstByteNanos) - sentNanos;
         }
-        AccessLog.record(request.getRemoteAddress(), request.getMethod().getMethodString(),
-                request.getRequestURI(), request.getQueryString(), status, requestBytes, responseBytes,
-                route.target().authority(), upstreamNanos, now - startNanos);
+        String authority = route.target().authority();
+        services.observer().onExchange(route.prefix(), authority, status, requestBytes, responseBytes,
+                upstreamNanos, now - startNanos);
+        if (AccessLog.enabled()) {
+            AccessLog.record(request.getRemoteAddress(), request.getMethod().getMethodString(),
+                    request.getRequestURI(), request.getQueryString(), status, requestBytes, responseBytes,
+                    authority, upstreamNanos, now - startNanos);
+        }
     }
 
     // ------------------------------------------------------------ callbacks

@@ -17,9 +17,11 @@ public final class ForwardingServices {
     private final Drain drain;
     private final long maxBodySize;
     private final Map<String, LongAdder> errorsByCause = new ConcurrentHashMap<>();
+    private final ExchangeObserver observer;
 
     public ForwardingServices(Router router, UpstreamClient upstreams, org.glassfish.grizzly.utils.DelayedExecutor timers,
-                              long responseTimeoutMillis, long maxBodySize, Drain drain) {
+                              long responseTimeoutMillis, long maxBodySize, Drain drain, ExchangeObserver observer) {
+        this.observer = observer;
         this.router = router;
         this.upstreams = upstreams;
         this.timeouts = new ResponseTimeouts(timers, responseTimeoutMillis);
@@ -53,7 +55,13 @@ public final class ForwardingServices {
 
     /** Counts an error by cause; null means the client went away. */
     void onError(ProxyError error) {
-        errorsByCause.computeIfAbsent(error == null ? CLIENT_ABORT : error.cause, k -> new LongAdder()).increment();
+        String cause = error == null ? CLIENT_ABORT : error.cause;
+        errorsByCause.computeIfAbsent(cause, k -> new LongAdder()).increment();
+        observer.onError(cause);
+    }
+
+    ExchangeObserver observer() {
+        return observer;
     }
 
     /** Errors so far, by cause (connect, timeout, reset, client_abort, ...). */

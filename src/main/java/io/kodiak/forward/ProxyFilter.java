@@ -1,5 +1,6 @@
 package io.kodiak.forward;
 
+import io.kodiak.log.AccessLog;
 import io.kodiak.routing.Route;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.filterchain.BaseFilter;
@@ -65,9 +66,17 @@ public final class ProxyFilter extends BaseFilter {
             }
         }
         if (refusal != null) {
+            long start = System.nanoTime();
             content.recycle();
             services.onError(refusal);
             LocalResponse.send(ctx, request.getResponse(), refusal);
+            long elapsed = System.nanoTime() - start;
+            services.observer().onExchange(route == null ? null : route.prefix(), null, refusal.status,
+                    0, 0, -1, elapsed);
+            if (AccessLog.enabled()) {
+                AccessLog.record(request.getRemoteAddress(), request.getMethod().getMethodString(),
+                        request.getRequestURI(), request.getQueryString(), refusal.status, 0, 0, null, -1, elapsed);
+            }
             ctx.notifyDownstream(HttpServerFilter.RESPONSE_COMPLETE_EVENT);
             client.finish(null, request);
             return ctx.getStopAction();

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Connections to one upstream host:port. Wraps Grizzly's {@link SingleEndpointPool} with the
@@ -25,6 +26,7 @@ public final class UpstreamPool {
     private final SocketAddress address;
     private final SingleEndpointPool<SocketAddress> pool;
     private final boolean persistent;
+    private final AtomicInteger waiting = new AtomicInteger();
 
     UpstreamPool(UpstreamTarget target, TCPNIOTransport transport, DelayedExecutor timers,
                  int maxConnections, long connectTimeoutMillis, long idleTimeoutMillis, boolean persistent) {
@@ -51,7 +53,30 @@ public final class UpstreamPool {
 
     /** Hands a connection to {@code handler} without blocking: an idle one, a new one, or the next one released. */
     public void acquire(CompletionHandler<Connection> handler) {
-        pool.take(handler);
+        waiting.incrementAndGet();
+        pool.take(new CompletionHandler<Connection>() {
+            @Override
+            public void completed(Connection connection) {
+                waiting.decrementAndGet();
+                handler.completed(connection);
+            }
+
+            @Override
+            public void failed(Throwable error) {
+                waiting.decrementAndGet();
+                handler.failed(error);
+            }
+
+            @Override
+            public void cancelled() {
+                waiting.decrementAndGet();
+                handler.cancelled();
+            }
+
+            @Override
+            public void updated(Connection connection) {
+            }
+        });
     }
 
     /**
@@ -109,6 +134,16 @@ public final class UpstreamPool {
 
     public int idleConnections() {
         return pool.getReadyConnectionsCount();
+    }
+
+    /** Connections handed to exchanges right now. */
+    public int leasedConnections() {
+        return Math.max(0, openConnections() - idleConnections());
+    }
+
+    /** Exchanges waiting for a connection (being opened, or until one is released). */
+    public int pendingAcquisitions() {
+        return waiting.get();
     }
 
     public boolean persistent() {
