@@ -15,6 +15,8 @@ import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
 import org.glassfish.grizzly.http.HttpBrokenContent;
 import org.glassfish.grizzly.http.HttpContent;
+import org.glassfish.grizzly.http.HttpHeader;
+import org.glassfish.grizzly.http.HttpPacket;
 import org.glassfish.grizzly.http.HttpRequestPacket;
 import org.glassfish.grizzly.http.HttpResponsePacket;
 import org.glassfish.grizzly.http.HttpServerFilter;
@@ -73,6 +75,8 @@ final class Exchange implements ResponseListener {
     private boolean requestSent;
     private HttpResponsePacket upstreamResponse;
     private boolean responseCommitted;
+    /** The last response byte was handed to the client: from here only {@link #complete} may end the exchange. */
+    private boolean responseComplete;
     private boolean finished;
     private FilterChainContext heldClientRead;
     private FilterChainContext heldUpstreamRead;
@@ -153,13 +157,26 @@ final class Exchange implements ResponseListener {
         contentWithHeader = null;
         Buffer body = first == null ? Buffers.EMPTY_BUFFER : first.getContent();
         boolean last = first == null ? requestSent : first.isLast();
-        connection.write(HttpContent.builder(upstreamRequest).content(body).last(last).build());
+        connection.write(framed(upstreamRequest, body, last));
         if (first != null) {
             first.recycle();
         }
         if (last) {
             markRequestSent();
         }
+    }
+
+    /**
+     * What to write for one decoded piece: the piece itself, the bare header when the piece is an
+     * empty intermediate one and the header has not gone out yet, or null. An empty intermediate
+     * piece must never be written: Grizzly encodes it as a zero-length chunk, which is the
+     * end-of-body marker of chunked framing.
+     */
+    private static HttpPacket framed(HttpHeader header, Buffer body, boolean last) {
+        if (last || body.hasRemaining()) {
+            return HttpContent.builder(header).content(body).last(last).build();
+        }
+        return header.isCommitted() ? null : header;
     }
 
     private void sendContinue() {
@@ -209,7 +226,10 @@ final class Exchange implements ResponseListener {
             tooLarge = services.exceedsBodyLimit(requestBytes);
             if (!tooLarge) {
                 boolean last = content.isLast();
-                upstream.write(HttpContent.builder(upstreamRequest).content(body).last(last).build());
+                HttpPacket piece = framed(upstreamRequest, body, last);
+                if (piece != null) {
+                    upstream.write(piece);
+                }
                 if (last) {
                     markRequestSent();
                 }
@@ -256,8 +276,12 @@ final class Exchange implements ResponseListener {
             last = content.isLast();
             responseBytes += body.remaining();
             responseCommitted = true;
-            clientCtx.write(HttpContent.builder(response).content(body).last(last).build());
+            HttpPacket piece = framed(response, body, last);
+            if (piece != null) {
+                clientCtx.write(piece);
+            }
             content.recycle();
+            responseComplete = last;
             if (!last && !clientConnection.canWrite()) {
                 suspend = ctx.getSuspendAction();
                 ctx.suspend();
@@ -312,7 +336,7 @@ final class Exchange implements ResponseListener {
         FilterChainContext heldClient;
         FilterChainContext heldUpstream;
         synchronized (this) {
-            if (finished) {
+            if (finished || responseComplete) {
                 return;
             }
             finished = true;
@@ -350,7 +374,7 @@ final class Exchange implements ResponseListener {
         Connection<?> connection;
         FilterChainContext heldUpstream;
         synchronized (this) {
-            if (finished) {
+            if (finished || responseComplete) {
                 return;
             }
             finished = true;
@@ -380,7 +404,7 @@ final class Exchange implements ResponseListener {
         Connection<?> stale = null;
         boolean endOfBody = false;
         synchronized (this) {
-            if (finished) {
+            if (finished || responseComplete) {
                 return;
             }
             if (upstreamResponse == null) {
@@ -402,9 +426,11 @@ final class Exchange implements ResponseListener {
             pool.acquireFresh(new Acquisition(true));
         } else if (endOfBody) {
             synchronized (this) {
-                if (!finished) {
-                    clientCtx.write(HttpContent.builder(request.getResponse()).last(true).build());
+                if (finished || responseComplete) {
+                    return;
                 }
+                clientCtx.write(HttpContent.builder(request.getResponse()).last(true).build());
+                responseComplete = true;
             }
             complete(true);
         } else {

@@ -132,6 +132,33 @@ class BodyStreamingTest {
     }
 
     @Test
+    void chunkedRequestWhoseHeaderIsForwardedBeforeAnyBodyByteKeepsItsBody() throws Exception {
+        // 100-continue proves the header went upstream alone; the body follows in later reads.
+        // Regression: an empty first piece used to be encoded as the zero-length last chunk.
+        try (RawHttp raw = new RawHttp(proxy.port())) {
+            raw.send("POST /digest HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nExpect: 100-continue\r\n\r\n");
+            assertEquals(100, raw.read().status());
+            raw.send("3\r\nabc\r\n");
+            raw.send("0\r\n\r\n");
+            String expected = Patterns.hex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest("abc".getBytes(StandardCharsets.US_ASCII)));
+            assertEquals("sha256=" + expected + " bytes=3", raw.read().bodyText());
+        }
+    }
+
+    @Test
+    void chunkedResponseWhoseHeaderArrivesBeforeAnyBodyByteKeepsItsBody() throws Exception {
+        String slowChunks = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + io.kodiak.support.ScriptedUpstream.PAUSE
+                + "5\r\nhello\r\n" + io.kodiak.support.ScriptedUpstream.PAUSE + "6\r\n world\r\n0\r\n\r\n";
+        try (io.kodiak.support.ScriptedUpstream slow = new io.kodiak.support.ScriptedUpstream(i -> slowChunks, false);
+             ProxyHarness chunky = ProxyHarness.forUpstream(slow.url("/"), "");
+             RawHttp raw = new RawHttp(chunky.port())) {
+            raw.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertEquals("hello world", raw.read().bodyText());
+        }
+    }
+
+    @Test
     void http10ClientGetsACloseDelimitedOrSizedResponse() throws Exception {
         try (RawHttp raw = new RawHttp(proxy.port())) {
             raw.send("GET /bytes/1000?chunked HTTP/1.0\r\n\r\n");

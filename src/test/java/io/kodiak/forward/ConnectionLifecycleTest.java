@@ -66,7 +66,8 @@ class ConnectionLifecycleTest {
             } finally {
                 clients.shutdownNow();
             }
-            assertTrue(upstream.maxOpenConnections() <= 4, "open at once: " + upstream.maxOpenConnections());
+            // Reuse, not churn: no connection was replaced, so at most pool-size were ever opened.
+            assertTrue(upstream.acceptedConnections() <= 4, "opened " + upstream.acceptedConnections());
         }
     }
 

@@ -18,9 +18,14 @@ import java.util.function.IntFunction;
  * per request (malformed, close-delimited, Upgrade-advertising), and closing a kept-alive
  * connection between requests. {@code script} maps the request number (0-based, over all
  * connections) to the exact response bytes; a null answer closes the connection unanswered, an
- * empty one leaves the request unanswered and waits for the next. Requests must not carry a body.
+ * empty one leaves the request unanswered and waits for the next. {@link #PAUSE} in an answer
+ * sends what precedes it as its own TCP segment, so the proxy sees the parts in separate reads.
+ * Requests must not carry a body.
  */
 public final class ScriptedUpstream implements AutoCloseable {
+    /** Marks a segment boundary in an answer (fault injection, not synchronisation). */
+    public static final String PAUSE = "\u0001";
+
     private final ServerSocket server;
     private final ExecutorService threads = Executors.newCachedThreadPool();
     private final AtomicInteger requests = new AtomicInteger();
@@ -78,14 +83,29 @@ public final class ScriptedUpstream implements AutoCloseable {
                 if (answer == null) {
                     return;
                 }
-                out.write(answer.getBytes(StandardCharsets.ISO_8859_1));
-                out.flush();
+                String[] segments = answer.split(PAUSE, -1);
+                for (int i = 0; i < segments.length; i++) {
+                    if (i > 0) {
+                        pause();
+                    }
+                    out.write(segments[i].getBytes(StandardCharsets.ISO_8859_1));
+                    out.flush();
+                }
                 if (closeAfterEachResponse) {
                     return;
                 }
             }
         } catch (IOException ignored) {
             // the proxy closed its side: nothing to answer
+        }
+    }
+
+    private static void pause() throws IOException {
+        try {
+            Thread.sleep(100);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
         }
     }
 

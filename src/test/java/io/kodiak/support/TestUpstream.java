@@ -37,8 +37,6 @@ public final class TestUpstream implements AutoCloseable {
     private final NetworkListener listener = new NetworkListener("test-upstream", "127.0.0.1", 0);
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
     private final java.util.Set<Integer> connectionPorts = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    private final java.util.Set<Integer> openPorts = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    private final AtomicInteger maxOpen = new AtomicInteger();
     private final AtomicInteger holds = new AtomicInteger();
     private volatile CountDownLatch release = new CountDownLatch(1);
     private volatile CountDownLatch firstClose = new CountDownLatch(1);
@@ -66,11 +64,6 @@ public final class TestUpstream implements AutoCloseable {
         return connectionPorts.size();
     }
 
-    /** The most connections that were open at the same time. */
-    public int maxOpenConnections() {
-        return maxOpen.get();
-    }
-
     public int holds() {
         return holds.get();
     }
@@ -95,13 +88,7 @@ public final class TestUpstream implements AutoCloseable {
     private final class Dispatcher extends HttpHandler {
         @Override
         public void service(Request request, Response response) throws Exception {
-            int port = request.getRemotePort();
-            if (connectionPorts.add(port)) {
-                openPorts.add(port);
-                maxOpen.accumulateAndGet(openPorts.size(), Math::max);
-                request.getContext().getConnection().addCloseListener(
-                        (Connection.CloseListener) (closedConnection, type) -> openPorts.remove(port));
-            }
+            connectionPorts.add(request.getRemotePort());
             String uri = request.getRequestURI();
             if (uri.startsWith("/echo")) {
                 echo(request, response);

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs every test of the project; .ci/run calls exactly this. Each part has its own build:
+#   1. Kodiak (root pom): unit and integration tests on ephemeral loopback ports
+#   2. the stub (stub/pom.xml)
+#   3. the real Mule 3.6.0 peers, smoke-tested against a small backend (bench/mule/pom.xml)
+# Maven fetches everything it needs from Maven Central on a fresh machine.
+set -euo pipefail
+root=$(cd -P "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
+cd "$root"
+
+step() { printf '\n=== %s ===\n' "$*"; }
+
+step "Kodiak: mvn -B verify"
+mvn -B verify
+
+step "stub: mvn -B -f stub/pom.xml verify"
+mvn -B -f stub/pom.xml verify
+
+step "Mule 3.6.0 peers: mvn -B -f bench/mule/pom.xml verify"
+mvn -B -f bench/mule/pom.xml verify
+
+step "all tests passed"

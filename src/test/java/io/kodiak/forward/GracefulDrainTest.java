@@ -1,0 +1,49 @@
+package io.kodiak.forward;
+
+import io.kodiak.support.ProxyHarness;
+import io.kodiak.support.RawHttp;
+import io.kodiak.support.TestUpstream;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.Socket;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+/** Stop drains: no new connections, in-flight exchanges finish, then the proxy exits well before the grace period. */
+class GracefulDrainTest {
+
+    private static boolean accepts(int port) {
+        try (Socket ignored = new Socket("127.0.0.1", port)) {
+            return true;
+        } catch (IOException refused) {
+            return false;
+        }
+    }
+
+    @Test
+    void inFlightExchangeCompletesWhileNewConnectionsAreRefused() throws Exception {
+        try (TestUpstream upstream = TestUpstream.start()) {
+            ProxyHarness proxy = ProxyHarness.forUpstream(upstream.url("/"), "proxy.shutdown.grace-period = 20s");
+            int port = proxy.port();
+            try (RawHttp inFlight = new RawHttp(port)) {
+                inFlight.send("GET /hold HTTP/1.1\r\nHost: a\r\n\r\n");
+                ConnectionLifecycleTest.await(() -> upstream.holds() == 1, "the request to reach the upstream");
+
+                CompletableFuture<Void> stopping = CompletableFuture.runAsync(proxy::close);
+                ConnectionLifecycleTest.await(() -> !accepts(port), "the listener to stop accepting");
+                assertFalse(stopping.isDone(), "stop must wait for the exchange in flight");
+
+                upstream.release();
+                RawHttp.Response response = inFlight.read();
+                assertEquals(200, response.status());
+                assertEquals("held ok", response.bodyText());
+                assertEquals("close", response.header("connection"), "a draining proxy tells keep-alive clients to go");
+                stopping.get(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+}
