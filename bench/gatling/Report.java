@@ -284,6 +284,7 @@ final class Render {
         // otherwise they are shown apart, as history.
         boolean beside = !"no".equals(options.optional("reference-beside"));
         Path outDir = Path.of(options.required("out-dir"));
+        Files.createDirectories(outDir);
         String title = options.optional("title") == null ? "Benchmark report" : options.optional("title");
         Map<String, String> meta = options.pairs("meta");
         Double ceiling = parseOptional(options.optional("ceiling"));
@@ -501,7 +502,8 @@ final class HtmlReport {
         h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>")
                 .append(Html.escape(title)).append("</title>\n<style>\n")
                 .append("body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,Arial,sans-serif;margin:24px;color:#222;max-width:1100px}\n")
-                .append("table{border-collapse:collapse;margin:8px 0 16px}th,td{border:1px solid #ccc;padding:4px 8px}")
+                .append("table{border-collapse:collapse;margin:8px 0 16px;font-size:13px}th,td{border:1px solid #ccc;padding:3px 6px}")
+                .append("td:first-child{white-space:nowrap}td.why{min-width:200px;max-width:300px;overflow-wrap:anywhere}")
                 .append("td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f2f4f7}\n")
                 .append("tr.fail td{background:#fdecea}.ref{color:#666}.meta li{margin:2px 0}h2{margin-top:28px}\n")
                 .append("svg text{font-family:inherit}\n</style></head><body>\n");
@@ -536,7 +538,8 @@ final class HtmlReport {
         BarChart chart = new BarChart("ms", Fmt::count)
                 .series("p50", "#90caf9")
                 .series("p95", "#1e88e5")
-                .series("p99", "#0d47a1");
+                .series("p99", "#0d47a1")
+                .logScaleWhenWide();
         for (Row r : table.rows) {
             chart.group(r.label(), r.number("p50_ms"), r.number("p95_ms"), r.number("p99_ms"));
         }
@@ -571,7 +574,7 @@ final class HtmlReport {
             }
             String link = r.text("report");
             t.append("<td>").append(link == null ? "" : "<a href=\"" + Html.escape(link) + "\">report</a>").append("</td>");
-            t.append("<td>").append(failure == null ? "" : Html.escape(failure)).append("</td></tr>\n");
+            t.append("<td class=\"why\">").append(failure == null ? "" : Html.escape(failure)).append("</td></tr>\n");
         }
         return t.append("</table>\n<p>Response times in ms over all requests (failed ones included), as Gatling reports them.")
                 .append(table.withReference() ? " The 2015 columns are the published figures from other hardware, for reference only." : "")
@@ -624,6 +627,7 @@ final class BarChart {
     private String zeroLabel;
     private String zeroColor;
     private double minimumScale;
+    private boolean logAllowed;
 
     BarChart(String unit, java.util.function.Function<Double, String> format) {
         this.unit = unit;
@@ -651,6 +655,12 @@ final class BarChart {
         return this;
     }
 
+    /** Lets the chart switch to a logarithmic axis when its values span more than 20x. */
+    BarChart logScaleWhenWide() {
+        this.logAllowed = true;
+        return this;
+    }
+
     /** Text drawn instead of an invisible zero-length bar. */
     BarChart zeroLabel(String label, String color) {
         this.zeroLabel = label;
@@ -659,18 +669,7 @@ final class BarChart {
     }
 
     String svg() {
-        double max = 0;
-        for (Group g : groups) {
-            for (Double v : g.values) {
-                if (v != null) {
-                    max = Math.max(max, v);
-                }
-            }
-        }
-        for (Marker m : markers) {
-            max = Math.max(max, m.value);
-        }
-        double scaleMax = niceCeiling(Math.max(max, minimumScale));
+        Scale scale = scale();
         int plotWidth = WIDTH - LABEL_WIDTH - VALUE_ROOM;
         int groupHeight = series.size() * BAR + GAP;
         int plotBottom = TOP + groups.size() * groupHeight;
@@ -678,8 +677,13 @@ final class BarChart {
         StringBuilder s = new StringBuilder();
         s.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(WIDTH).append("\" height=\"").append(height)
                 .append("\" viewBox=\"0 0 ").append(WIDTH).append(' ').append(height).append("\" role=\"img\">\n");
-        legend(s);
-        axis(s, scaleMax, plotWidth, plotBottom);
+        legend(s, scale.isLog() ? unit + " (log scale)" : unit);
+        for (double tick : scale.ticks()) {
+            double x = LABEL_WIDTH + scale.position(tick) * plotWidth;
+            s.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e3e3e3\"/>\n",
+                    x, TOP - 6, x, plotBottom));
+            s.append(text(x, plotBottom + 14, "middle", "#888", Fmt.compact(tick)));
+        }
         int y = TOP;
         for (Group g : groups) {
             s.append(text(LABEL_WIDTH - 8, y + series.size() * BAR / 2.0 + 4, "end", "#222", g.label));
@@ -693,18 +697,18 @@ final class BarChart {
                 } else if (v == 0 && zeroLabel != null) {
                     s.append(text(LABEL_WIDTH + 4, barY + BAR - 4, "start", zeroColor, zeroLabel));
                 } else {
-                    double w = scaleMax == 0 ? 0 : v / scaleMax * plotWidth;
+                    double w = scale.position(v) * plotWidth;
                     s.append(String.format(Locale.ROOT,
                             "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s: %s %s</title></rect>\n",
                             LABEL_WIDTH, barY + 1, Math.max(w, 1.0), BAR - 2, series.get(i).color,
                             Html.escape(series.get(i).name), format.apply(v), Html.escape(unit)));
-                    s.append(text(LABEL_WIDTH + w + 4, barY + BAR - 4, "start", "#333", format.apply(v)));
+                    s.append(text(LABEL_WIDTH + Math.max(w, 1.0) + 4, barY + BAR - 4, "start", "#333", format.apply(v)));
                 }
             }
             y += groupHeight;
         }
         for (Marker m : markers) {
-            double x = LABEL_WIDTH + (scaleMax == 0 ? 0 : m.value / scaleMax * plotWidth);
+            double x = LABEL_WIDTH + scale.position(m.value) * plotWidth;
             s.append(String.format(Locale.ROOT,
                     "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e65100\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n",
                     x, TOP - 6, x, plotBottom));
@@ -713,44 +717,116 @@ final class BarChart {
         return s.append("</svg>\n").toString();
     }
 
-    private void legend(StringBuilder s) {
+    /**
+     * Linear from zero, unless logarithmic was allowed and the values span more than 20x: then a 500 ms
+     * proxy and a 60 s timeout share one chart without the fast ones collapsing into the same sliver.
+     */
+    private Scale scale() {
+        double max = minimumScale;
+        double minPositive = Double.MAX_VALUE;
+        List<Double> all = new ArrayList<>();
+        groups.forEach(g -> all.addAll(java.util.Arrays.asList(g.values)));
+        markers.forEach(m -> all.add(m.value));
+        for (Double v : all) {
+            if (v != null) {
+                max = Math.max(max, v);
+                if (v > 0) {
+                    minPositive = Math.min(minPositive, v);
+                }
+            }
+        }
+        if (logAllowed && minPositive != Double.MAX_VALUE && max / minPositive > 20) {
+            return Scale.log(minPositive, max);
+        }
+        return Scale.linear(max);
+    }
+
+    private void legend(StringBuilder s, String unitLabel) {
         int x = LABEL_WIDTH;
         for (Series se : series) {
             s.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"6\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", x, se.color));
             s.append(text(x + 16, 16, "start", "#333", se.name));
             x += 24 + se.name.length() * 7;
         }
-        s.append(text(WIDTH - 4, 16, "end", "#666", unit));
-    }
-
-    private void axis(StringBuilder s, double scaleMax, int plotWidth, int plotBottom) {
-        // Five divisions: every scale niceCeiling picks (1, 2, 2.5, 5 × 10^k) then gets round ticks.
-        for (int i = 0; i <= 5; i++) {
-            double value = scaleMax * i / 5;
-            double x = LABEL_WIDTH + plotWidth * i / 5.0;
-            s.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e3e3e3\"/>\n",
-                    x, TOP - 6, x, plotBottom));
-            s.append(text(x, plotBottom + 14, "middle", "#888", Fmt.compact(value)));
-        }
+        s.append(text(WIDTH - 4, 16, "end", "#666", unitLabel));
     }
 
     private static String text(double x, double y, String anchor, String color, String content) {
         return String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" fill=\"%s\" font-size=\"12\">%s</text>\n",
                 x, y, anchor, color, Html.escape(content));
     }
+}
 
-    /** 1, 2, 2.5 or 5 times a power of ten, so the axis ticks are round numbers. */
-    static double niceCeiling(double max) {
-        if (max <= 0) {
-            return 1;
-        }
-        double magnitude = Math.pow(10, Math.floor(Math.log10(max)));
-        for (double step : new double[] {1, 2, 2.5, 5, 10}) {
-            if (step * magnitude >= max) {
-                return step * magnitude;
+/** Maps a value to 0..1 of the plot's width, with round tick values. */
+interface Scale {
+    double position(double value);
+
+    List<Double> ticks();
+
+    boolean isLog();
+
+    /** From 0 to a round ceiling (a step times a power of ten), split so that every tick is round. */
+    static Scale linear(double max) {
+        double magnitude = max <= 0 ? 1 : Math.pow(10, Math.floor(Math.log10(max)));
+        double[][] steps = {{1, 5}, {1.5, 3}, {2, 4}, {2.5, 5}, {3, 3}, {4, 4}, {5, 5}, {6, 6}, {8, 4}, {10, 5}};
+        double top = 10 * magnitude;
+        int divisions = 5;
+        for (double[] step : steps) {
+            if (step[0] * magnitude >= max) {
+                top = step[0] * magnitude;
+                divisions = (int) step[1];
+                break;
             }
         }
-        return 10 * magnitude;
+        double ceiling = top;
+        List<Double> ticks = new ArrayList<>();
+        for (int i = 0; i <= divisions; i++) {
+            ticks.add(ceiling * i / divisions);
+        }
+        return new Scale() {
+            public double position(double value) {
+                return Math.max(0, value) / ceiling;
+            }
+
+            public List<Double> ticks() {
+                return ticks;
+            }
+
+            public boolean isLog() {
+                return false;
+            }
+        };
+    }
+
+    /** Decades from the power of ten below the smallest value to the 1-2-5 step above the largest. */
+    static Scale log(double minPositive, double max) {
+        double low = Math.pow(10, Math.floor(Math.log10(minPositive)));
+        List<Double> ticks = new ArrayList<>();
+        double high = low;
+        outer:
+        for (double decade = low; ; decade *= 10) {
+            for (double step : new double[] {1, 2, 5}) {
+                high = step * decade;
+                ticks.add(high);
+                if (high >= max) {
+                    break outer;
+                }
+            }
+        }
+        double span = Math.log(high / low);
+        return new Scale() {
+            public double position(double value) {
+                return value <= low ? 0 : Math.log(value / low) / span;
+            }
+
+            public List<Double> ticks() {
+                return ticks;
+            }
+
+            public boolean isLog() {
+                return true;
+            }
+        };
     }
 }
 
