@@ -54,6 +54,8 @@ check "report.html draws three inline SVG charts" test "$(grep -c '<svg ' "$work
 check "report.html needs nothing from the network" bash -c "! grep -v 'xmlns=\"http://www.w3.org/2000/svg\"' '$work/report.html' | grep -qiE 'https?://|<script|<link'"
 check "report.html shows the failed target in the failures chart" grep -q '>57</text>' "$work/report.html"
 check "report.html marks a missing target as no data" grep -q '>no data</text>' "$work/report.html"
+check "latencies spanning 1 ms to 549 ms get a log axis" grep -q '>ms (log scale)</text>' "$work/report.html"
+check "throughput keeps a linear axis" grep -q '>req/s</text>' "$work/report.html"
 
 report render --results "$work/results.json" --out-dir "$work" --reference "$here/reference-2015.json" \
   --reference-beside no >/dev/null
