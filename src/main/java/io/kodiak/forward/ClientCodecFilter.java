@@ -19,6 +19,8 @@ import org.glassfish.grizzly.http.util.MimeHeaders;
 public final class ClientCodecFilter extends HttpServerFilter {
     /** Request attribute set when Content-Length and Transfer-Encoding came together (see {@link ProxyFilter}). */
     static final String BOTH_LENGTHS_ATTRIBUTE = ClientCodecFilter.class.getName() + ".bothLengths";
+    /** Beyond this much unread request body, closing the connection is cheaper than draining it. */
+    private static final long MAX_BODY_REMAINDER_TO_SKIP = 1024 * 1024;
 
     /** {@code keepAlive} null turns persistent client connections off. */
     @SuppressWarnings("deprecation")
@@ -27,6 +29,9 @@ public final class ClientCodecFilter extends HttpServerFilter {
                 MimeHeaders.MAX_NUM_HEADERS_DEFAULT, MimeHeaders.MAX_NUM_HEADERS_UNBOUNDED);
         // A proxy forwards what it is given: GET or DELETE with a body is the upstream's business.
         setAllowPayloadForUndefinedHttpMethods(true);
+        // After an early answer (an upstream 401 to a large upload, say) the unread rest of the
+        // body is read and dropped to keep the connection; Grizzly's default drops any amount.
+        setMaxPayloadRemainderToSkip(MAX_BODY_REMAINDER_TO_SKIP);
     }
 
     /**

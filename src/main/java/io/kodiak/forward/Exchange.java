@@ -367,6 +367,10 @@ final class Exchange implements ResponseListener {
             clientConnection.closeSilently();
         }
         endClientSide(heldClient, answer);
+        if (answer && error.closeClient) {
+            // The answer said Connection: close; don't wait for a body that may never come.
+            clientConnection.closeSilently();
+        }
     }
 
     /** The client connection closed: stop everything, and never pool the upstream connection mid-exchange. */

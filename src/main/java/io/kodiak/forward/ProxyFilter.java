@@ -57,6 +57,7 @@ public final class ProxyFilter extends BaseFilter {
 
     private NextAction begin(FilterChainContext ctx, ClientConnection client, HttpRequestPacket request,
                              HttpContent content) {
+        Connection<?> connection = ctx.getConnection();
         ProxyError refusal = content instanceof HttpBrokenContent ? ProxyError.BROKEN_BODY : refusalFor(request);
         Route route = null;
         if (refusal == null) {
@@ -78,6 +79,10 @@ public final class ProxyFilter extends BaseFilter {
                         request.getRequestURI(), request.getQueryString(), refusal.status, 0, 0, null, -1, elapsed);
             }
             ctx.notifyDownstream(HttpServerFilter.RESPONSE_COMPLETE_EVENT);
+            if (refusal.closeClient) {
+                // The answer said Connection: close; don't wait for a body that may never come.
+                connection.closeSilently();
+            }
             client.finish(null, request);
             return ctx.getStopAction();
         }
