@@ -3,14 +3,12 @@ package io.kodiak.forward;
 import io.kodiak.log.AccessLog;
 import io.kodiak.routing.Route;
 import io.kodiak.upstream.ResponseListener;
-import io.kodiak.upstream.UpstreamFilter;
+import io.kodiak.upstream.UpstreamConnection;
 import io.kodiak.upstream.UpstreamPool;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.CompletionHandler;
 import org.glassfish.grizzly.Connection;
-import org.glassfish.grizzly.Grizzly;
 import org.glassfish.grizzly.WriteHandler;
-import org.glassfish.grizzly.attributes.Attribute;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
 import org.glassfish.grizzly.http.HttpBrokenContent;
@@ -22,7 +20,6 @@ import org.glassfish.grizzly.http.HttpResponsePacket;
 import org.glassfish.grizzly.http.HttpServerFilter;
 import org.glassfish.grizzly.http.util.HttpStatus;
 import org.glassfish.grizzly.memory.Buffers;
-import org.glassfish.grizzly.utils.DelayedExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,9 +44,6 @@ import java.util.concurrent.TimeoutException;
  */
 final class Exchange implements ResponseListener {
     private static final Logger LOG = LoggerFactory.getLogger(Exchange.class);
-    /** Requests already served by an upstream connection; a reused one may have been closed by the upstream. */
-    private static final Attribute<Integer> REQUESTS_SERVED =
-            Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(Exchange.class.getName() + ".served");
     private static final int CLIENT_CLOSED_STATUS = 499;
 
     private final ForwardingServices services;
@@ -62,12 +56,10 @@ final class Exchange implements ResponseListener {
     private final String upstreamPath;
     private final long startNanos = System.nanoTime();
 
-    /** Deadline for the response timer; read and written by {@link ResponseTimeouts} only. */
-    volatile long timeoutAtMillis = DelayedExecutor.UNSET_TIMEOUT;
-
     // Guarded by this.
     private HttpContent contentWithHeader;
     private Connection<?> upstream;
+    private UpstreamConnection upstreamState;
     private HttpRequestPacket upstreamRequest;
     private boolean upstreamReused;
     private boolean retried;
@@ -128,10 +120,8 @@ final class Exchange implements ResponseListener {
             unused = finished;
             if (!finished) {
                 upstream = connection;
-                Integer served = REQUESTS_SERVED.get(connection);
-                upstreamReused = !fresh && served != null;
-                REQUESTS_SERVED.set(connection, served == null ? 1 : served + 1);
-                UpstreamFilter.bind(connection, this);
+                upstreamState = UpstreamConnection.of(connection);
+                upstreamReused = upstreamState.bind(this) && !fresh;
                 sendRequestHeader(connection);
                 if (request.requiresAcknowledgement()) {
                     sendContinue();
@@ -189,7 +179,7 @@ final class Exchange implements ResponseListener {
     private void markRequestSent() {
         requestSent = true;
         sentNanos = System.nanoTime();
-        services.timeouts().start(this);
+        services.timeouts().start(upstreamState);
     }
 
     private void onAcquireFailed(Throwable error) {
@@ -267,7 +257,7 @@ final class Exchange implements ResponseListener {
             HttpResponsePacket response = request.getResponse();
             if (upstreamResponse == null) {
                 upstreamResponse = (HttpResponsePacket) content.getHttpHeader();
-                services.timeouts().cancel(this);
+                services.timeouts().cancel(upstreamState);
                 firstByteNanos = System.nanoTime();
                 status = upstreamResponse.getStatus();
                 HeaderRewriter.clientResponse(upstreamResponse, response, services.drain().isDraining());
@@ -314,7 +304,7 @@ final class Exchange implements ResponseListener {
             heldClient = heldClientRead;
             heldClientRead = null;
         }
-        UpstreamFilter.unbind(connection, this);
+        UpstreamConnection.of(connection).unbind(this);
         if (reusable) {
             pool.release(connection);
         } else {
@@ -350,9 +340,9 @@ final class Exchange implements ResponseListener {
             heldUpstream = heldUpstreamRead;
             heldUpstreamRead = null;
         }
-        services.timeouts().cancel(this);
         if (connection != null) {
-            UpstreamFilter.unbind(connection, this);
+            services.timeouts().cancel(UpstreamConnection.of(connection));
+            UpstreamConnection.of(connection).unbind(this);
             pool.discard(connection);
         }
         if (heldUpstream != null) {
@@ -388,9 +378,9 @@ final class Exchange implements ResponseListener {
             heldUpstream = heldUpstreamRead;
             heldUpstreamRead = null;
         }
-        services.timeouts().cancel(this);
         if (connection != null) {
-            UpstreamFilter.unbind(connection, this);
+            services.timeouts().cancel(UpstreamConnection.of(connection));
+            UpstreamConnection.of(connection).unbind(this);
             pool.discard(connection);
         }
         if (heldUpstream != null) {
@@ -425,7 +415,7 @@ final class Exchange implements ResponseListener {
         if (stale != null) {
             // The upstream closed an idle pooled connection as we reused it; nothing was answered,
             // so an idempotent, bodiless request is safe to send once more, on a brand-new connection.
-            services.timeouts().cancel(this);
+            services.timeouts().cancel(UpstreamConnection.of(stale));
             pool.discard(stale);
             pool.acquireFresh(new Acquisition(true));
         } else if (endOfBody) {
@@ -443,7 +433,8 @@ final class Exchange implements ResponseListener {
         }
     }
 
-    void onResponseTimeout() {
+    @Override
+    public void onResponseTimeout() {
         synchronized (this) {
             if (finished || upstreamResponse != null) {
                 return;

@@ -1,6 +1,7 @@
 package io.kodiak.forward;
 
 import io.kodiak.routing.Router;
+import io.kodiak.upstream.ResponseTimeouts;
 import io.kodiak.upstream.UpstreamClient;
 
 import java.util.Map;

@@ -12,4 +12,7 @@ public interface ResponseListener {
 
     /** The connection closed (by the upstream, a reset, or us) while bound to this listener. */
     void onUpstreamClosed();
+
+    /** No response byte arrived within response-timeout of the request being sent. Called on the timer thread. */
+    void onResponseTimeout();
 }

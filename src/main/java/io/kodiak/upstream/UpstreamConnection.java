@@ -1,0 +1,75 @@
+package io.kodiak.upstream;
+
+import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.Grizzly;
+import org.glassfish.grizzly.attributes.Attribute;
+
+/**
+ * What Kodiak keeps per upstream connection, in one attribute so each event costs one lookup:
+ * the exchange currently using it, and how many requests it has carried (a connection that has
+ * carried one before may have been closed by the upstream while idle).
+ */
+public final class UpstreamConnection {
+    private static final Attribute<UpstreamConnection> ATTR =
+            Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(UpstreamConnection.class.getName());
+
+    /** Idle, or answered: far in the future, so the timer scan keeps the entry without firing. */
+    static final long NO_DEADLINE = Long.MAX_VALUE;
+
+    private volatile ResponseListener listener;
+    private int requestsCarried;
+    /** Read by the timer thread; UNSET once the connection is closed, so the next scan drops it. */
+    volatile long responseDeadline = NO_DEADLINE;
+    private boolean inTimerQueue;
+
+    public static UpstreamConnection of(Connection<?> connection) {
+        UpstreamConnection state = ATTR.get(connection);
+        if (state == null) {
+            state = new UpstreamConnection();
+            ATTR.set(connection, state);
+        }
+        return state;
+    }
+
+    static UpstreamConnection peek(Connection<?> connection) {
+        return ATTR.get(connection);
+    }
+
+    /** Binds {@code exchange} for one request; returns true when the connection carried requests before. */
+    public boolean bind(ResponseListener exchange) {
+        listener = exchange;
+        return requestsCarried++ > 0;
+    }
+
+    /** Unbinds only if {@code exchange} is still the bound one, so a late caller cannot unbind a successor. */
+    public void unbind(ResponseListener exchange) {
+        if (listener == exchange) {
+            listener = null;
+        }
+    }
+
+    ResponseListener listener() {
+        return listener;
+    }
+
+    /** True the first time only: the connection joins the timer queue once in its life. */
+    synchronized boolean enterTimerQueue() {
+        if (inTimerQueue) {
+            return false;
+        }
+        inTimerQueue = true;
+        return true;
+    }
+
+    /** The connection is gone: leave the timer queue at its next scan and return the bound exchange, if any. */
+    ResponseListener closed() {
+        responseDeadline = org.glassfish.grizzly.utils.DelayedExecutor.UNSET_TIMEOUT;
+        return takeListener();
+    }
+
+    ResponseListener takeListener() {
+        ResponseListener bound = listener;
+        listener = null;
+        return bound;
+    }
+}
