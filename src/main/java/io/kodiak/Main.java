@@ -1,5 +1,7 @@
 package io.kodiak;
 
+import io.kodiak.admin.Monitoring;
+import io.kodiak.admin.SettingsReport;
 import io.kodiak.config.ConfigException;
 import io.kodiak.config.ConfigLoader;
 import io.kodiak.config.ProxyConfig;
@@ -13,8 +15,10 @@ import java.io.IOException;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * Command line entry: {@code kodiak [-c FILE | FILE]} (default conf/proxy.conf). Exit codes:
- * 0 after a clean stop, 1 when the listener cannot start, 2 for invalid configuration or usage.
+ * Command line entry: {@code kodiak [--print-settings] [-c FILE | FILE]} (default conf/proxy.conf).
+ * Exit codes: 0 after a clean stop, 1 when the listener or the admin listener cannot start, 2 for
+ * invalid configuration or usage. {@code --print-settings} validates the configuration and prints
+ * what bin/proxy.sh needs to know about it, without starting anything.
  */
 public final class Main {
     private static final Logger LOG = LoggerFactory.getLogger(Main.class);
@@ -26,6 +30,10 @@ public final class Main {
         SLF4JBridgeHandler.removeHandlersForRootLogger();
         SLF4JBridgeHandler.install();
 
+        boolean printSettings = args.length > 0 && args[0].equals("--print-settings");
+        if (printSettings) {
+            args = java.util.Arrays.copyOfRange(args, 1, args.length);
+        }
         File file;
         if (args.length == 0) {
             file = new File("conf/proxy.conf");
@@ -34,7 +42,7 @@ public final class Main {
         } else if (args.length == 2 && args[0].equals("-c")) {
             file = new File(args[1]);
         } else {
-            System.err.println("usage: kodiak [-c FILE | FILE]   (default conf/proxy.conf)");
+            System.err.println("usage: kodiak [--print-settings] [-c FILE | FILE]   (default conf/proxy.conf)");
             System.exit(2);
             return;
         }
@@ -48,7 +56,21 @@ public final class Main {
             return;
         }
 
-        Kodiak kodiak = new Kodiak(config);
+        if (printSettings) {
+            SettingsReport.print(config, System.out);
+            return;
+        }
+
+        Monitoring monitoring = new Monitoring(config);
+        Kodiak kodiak = new Kodiak(config, monitoring.observer());
+        try {
+            monitoring.start(kodiak);
+        } catch (IOException e) {
+            System.err.println("kodiak: cannot listen on admin " + config.admin().host() + ":"
+                    + config.admin().port() + " (proxy.admin): " + e.getMessage());
+            System.exit(1);
+            return;
+        }
         try {
             kodiak.start();
         } catch (IOException e) {
@@ -57,17 +79,22 @@ public final class Main {
             System.exit(1);
             return;
         }
+        monitoring.proxyListening();
 
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             LOG.info("stopping: draining in-flight exchanges (grace period {})", config.shutdownGracePeriod());
             kodiak.stop();
+            monitoring.stop();
             LOG.info("stopped");
             stopped.countDown();
         }, "kodiak-shutdown"));
 
         LOG.info("Kodiak listening on {}:{} (io-strategy {}, {} selector threads)", config.listener().host(),
                 kodiak.port(), config.listener().ioStrategy().configName(), config.listener().selectorThreads());
+        if (monitoring.enabled()) {
+            LOG.info("admin listening on {}:{} (GET /health, GET /metrics)", config.admin().host(), monitoring.port());
+        }
         for (Route route : config.routes()) {
             LOG.info("route {} -> {}{}", route.prefix(), route.upstreamUrl(), route.preserveHost() ? " (preserve-host)" : "");
         }

@@ -1,0 +1,377 @@
+#!/usr/bin/env bash
+# Kodiak as a daemon: bin/proxy.sh start|stop|restart|status|run [-c FILE]
+# Environment:
+#   PROXY_CONF  the configuration (default conf/proxy.conf); -c FILE takes precedence
+#   PROXY_BASE  the instance directory (default: this installation); holds proxy.pid and logs/
+#   JAVA_OPTS   JVM options, placed after the defaults so they win; -Dproxy.<key>=<value> overrides any key
+# Exit codes: 0 done, 1 failed (not started, already running), 2 bad usage or configuration, 3 not running (status).
+set -euo pipefail
+
+# shellcheck source=lib/daemon.sh
+source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib/daemon.sh"
+BIN_DIR=$(daemon_script_dir "${BASH_SOURCE[0]}")
+HOME_DIR=$(cd "$BIN_DIR/.." && pwd)
+DIST_DIR=$HOME_DIR/target
+DIST_JAR=$DIST_DIR/kodiak.jar
+DIST_LIB=$DIST_DIR/lib
+# How long start waits for the listener once the JVM runs (it is up in about a second).
+START_SECONDS=60
+# On top of the grace period, time for the JVM to close everything and exit after the drain.
+STOP_MARGIN_SECONDS=15
+
+usage() {
+  cat >&2 <<EOF
+usage: $(basename "$0") start|stop|restart|status|run [-c FILE]
+  start    build if needed, start in the background, return once the listener accepts connections
+  stop     drain (finish in-flight exchanges within proxy.shutdown.grace-period) and stop
+  restart  stop, then start
+  status   exit 0 and a summary when running, 3 when not
+  run      in the foreground (systemd, containers); SIGTERM drains like stop
+  -c FILE  configuration file (default \$PROXY_CONF, else $HOME_DIR/conf/proxy.conf)
+environment: PROXY_CONF, PROXY_BASE (pid file and logs/; default $HOME_DIR), JAVA_OPTS (-Dproxy.<key>=<value> overrides a key)
+EOF
+}
+
+# Usage and configuration errors.
+fail() {
+  echo "kodiak: $*" >&2
+  exit 2
+}
+
+# Anything else that keeps Kodiak from starting.
+die() {
+  echo "kodiak: $*" >&2
+  exit 1
+}
+
+# ------------------------------------------------------------------ arguments and paths
+
+parse_args() {
+  COMMAND=${1:-}
+  [ $# -gt 0 ] && shift
+  CONF_OPTION=
+  while [ $# -gt 0 ]; do
+    case $1 in
+      -c) [ $# -ge 2 ] || { usage; exit 2; }; CONF_OPTION=$2; shift 2 ;;
+      *) usage; exit 2 ;;
+    esac
+  done
+}
+
+resolve_conf() {
+  CONF=${CONF_OPTION:-${PROXY_CONF:-$HOME_DIR/conf/proxy.conf}}
+  # Relative to the caller's directory, before anything changes directory.
+  [[ $CONF == /* ]] || CONF=$PWD/$CONF
+  if [ ! -f "$CONF" ] || [ ! -r "$CONF" ]; then
+    fail "configuration file $CONF does not exist or is not readable"
+  fi
+}
+
+resolve_base() {
+  PROXY_BASE=${PROXY_BASE:-$HOME_DIR}
+  mkdir -p "$PROXY_BASE/logs"
+  PROXY_BASE=$(cd "$PROXY_BASE" && pwd)
+  LOG_DIR=$PROXY_BASE/logs
+  PID_FILE=$PROXY_BASE/proxy.pid
+  # The JVM's stdout and stderr: start-up errors, JVM warnings. Kodiak's own logs are kodiak.log and access.log.
+  CONSOLE_LOG=$LOG_DIR/console.log
+  # What the running instance was started with (listener, admin, grace period, routes), for status and stop.
+  SETTINGS_FILE=$LOG_DIR/proxy.settings
+  # The trailing space makes the marker match this base exactly, not a base nested below it.
+  MARKER="-Dkodiak.daemon=proxy:$PROXY_BASE "
+}
+
+find_java() {
+  JAVA=$(daemon_java 17) || die "no Java 17 found (JAVA_HOME, /usr/lib/jvm or PATH)"
+}
+
+# JAVA_OPTS as words; read -a splits on whitespace without expanding globs such as -Dx=*.
+java_opts_words() {
+  JAVA_OPTS_WORDS=()
+  [ -n "${JAVA_OPTS:-}" ] && read -r -a JAVA_OPTS_WORDS <<<"$JAVA_OPTS"
+  return 0
+}
+
+# ------------------------------------------------------------------ build and runtime copy
+
+# Builds the distribution (target/kodiak.jar + target/lib/) when it is missing; serialised so
+# parallel starts do not build over each other. Tests are not compiled: a half-edited test must
+# not keep the daemon from starting.
+ensure_built() {
+  [ -f "$DIST_JAR" ] && [ -d "$DIST_LIB" ] && return 0
+  command -v mvn >/dev/null || die "Kodiak is not built and Maven (mvn) is not installed"
+  mkdir -p "$DIST_DIR"
+  local build_log=$LOG_DIR/build.log
+  exec 9>"$DIST_DIR/.build.lock"
+  flock 9
+  if [ ! -f "$DIST_JAR" ] || [ ! -d "$DIST_LIB" ]; then
+    echo "building Kodiak… (output in $build_log)"
+    if ! JAVA_HOME=$(dirname "$(dirname "$(readlink -f "$JAVA")")") \
+        mvn -B -q -f "$HOME_DIR/pom.xml" -Dmaven.test.skip=true package >"$build_log" 2>&1; then
+      echo "kodiak: the build failed; last lines of $build_log:" >&2
+      tail -n 25 "$build_log" >&2
+      exit 1
+    fi
+  fi
+  exec 9>&-
+}
+
+# Maven rewrites target/kodiak.jar and target/lib/ in place, which would pull classes out from
+# under a running JVM whenever someone rebuilds; so each instance runs from a copy named by its
+# content, which no build touches.
+snapshot_dist() {
+  local sum dir tmp
+  sum=$(cat "$DIST_JAR" "$DIST_LIB"/*.jar | sha1sum | cut -c1-12)
+  dir=$DIST_DIR/runtime/kodiak-$sum
+  if [ ! -f "$dir/kodiak.jar" ]; then
+    mkdir -p "$DIST_DIR/runtime"
+    tmp=$(mktemp -d "$DIST_DIR/runtime/.copy.XXXXXX")
+    mkdir "$tmp/lib"
+    cp "$DIST_LIB"/*.jar "$tmp/lib/"
+    cp "$DIST_JAR" "$tmp/kodiak.jar"
+    # Another start may have made the same copy meanwhile; either one is fine.
+    mv -T "$tmp" "$dir" 2>/dev/null || rm -rf "$tmp"
+  fi
+  CLASSPATH_ARG="$dir/kodiak.jar:$dir/lib/*"
+}
+
+# ------------------------------------------------------------------ settings
+
+# Validates the configuration and reads what the script needs from it, through the JVM with the
+# same file and the same -D overrides as the daemon. Exits 2 with Kodiak's messages when it is invalid.
+read_settings() {
+  java_opts_words
+  local overrides=() word output
+  for word in ${JAVA_OPTS_WORDS[@]+"${JAVA_OPTS_WORDS[@]}"}; do
+    [[ $word == -D* ]] && overrides+=("$word")
+  done
+  if ! output=$("$JAVA" -Xshare:auto -XX:TieredStopAtLevel=1 -XX:+UseSerialGC ${overrides[@]+"${overrides[@]}"} \
+      -cp "$CLASSPATH_ARG" io.kodiak.Main --print-settings -c "$CONF" 2>&1); then
+    echo "$output" >&2
+    exit 2
+  fi
+  SETTINGS=$output
+  parse_settings <<<"$SETTINGS"
+  [ "$LISTENER_PORT" != 0 ] || fail "proxy.listener.port = 0 (any free port) is for tests; the daemon needs a fixed port"
+  if [ "$ADMIN_ENABLED" = true ] && [ "$ADMIN_PORT" = 0 ]; then
+    fail "proxy.admin.port = 0 (any free port) is for tests; the daemon needs a fixed port"
+  fi
+}
+
+# Reads key=value lines (from read_settings or the settings file) into shell variables.
+parse_settings() {
+  LISTENER_HOST=127.0.0.1 LISTENER_PORT=9401 ADMIN_ENABLED=false ADMIN_HOST=127.0.0.1 ADMIN_PORT=9481
+  GRACE_SECONDS=30 ROUTES=()
+  local key value
+  while IFS='=' read -r key value; do
+    case $key in
+      listener_host) LISTENER_HOST=$value ;;
+      listener_port) LISTENER_PORT=$value ;;
+      admin_enabled) ADMIN_ENABLED=$value ;;
+      admin_host) ADMIN_HOST=$value ;;
+      admin_port) ADMIN_PORT=$value ;;
+      grace_seconds) GRACE_SECONDS=$value ;;
+      route) ROUTES+=("$value") ;;
+    esac
+  done
+}
+
+# Reads the settings the running instance was started with; false when they were not recorded.
+load_recorded_settings() {
+  [ -f "$SETTINGS_FILE" ] || return 1
+  parse_settings <"$SETTINGS_FILE"
+}
+
+url_host() {
+  [[ $1 == *:* ]] && echo "[$1]" || echo "$1"
+}
+
+listener_url() {
+  echo "http://$(url_host "$LISTENER_HOST"):$LISTENER_PORT"
+}
+
+admin_url() {
+  echo "http://$(url_host "$ADMIN_HOST"):$ADMIN_PORT"
+}
+
+print_routes() {
+  local route
+  for route in ${ROUTES[@]+"${ROUTES[@]}"}; do
+    echo "  route     $route"
+  done
+}
+
+# ------------------------------------------------------------------ the JVM command
+
+java_command() {
+  java_opts_words
+  JAVA_CMD=("$JAVA" "-Dkodiak.daemon=proxy:$PROXY_BASE" "-DPROXY_LOG_DIR=$LOG_DIR"
+    "-Dlogback.configurationFile=$HOME_DIR/conf/logback.xml"
+    -Xms256m -Xmx1g -XX:+ExitOnOutOfMemoryError "-XX:ErrorFile=$LOG_DIR/hs_err_pid%p.log" -Dfile.encoding=UTF-8)
+  # The JVM refuses two collectors, so G1 is the default only when JAVA_OPTS picks none.
+  local word gc_chosen=false
+  for word in ${JAVA_OPTS_WORDS[@]+"${JAVA_OPTS_WORDS[@]}"}; do
+    [[ $word =~ ^-XX:\+Use[A-Za-z0-9]*GC$ ]] && gc_chosen=true
+  done
+  if [ "$gc_chosen" = false ]; then
+    JAVA_CMD+=(-XX:+UseG1GC -XX:MaxGCPauseMillis=50)
+  fi
+  # -Xlog cannot take a file name containing its own separators.
+  if [[ $LOG_DIR != *[:,=\ ]* ]]; then
+    JAVA_CMD+=("-Xlog:gc*:file=$LOG_DIR/gc.log:time,uptime,level,tags:filecount=5,filesize=10m")
+  fi
+  JAVA_CMD+=(${JAVA_OPTS_WORDS[@]+"${JAVA_OPTS_WORDS[@]}"} -cp "$CLASSPATH_ARG" io.kodiak.Main -c "$CONF")
+}
+
+# Everything start and run share up to the command line.
+prepare() {
+  resolve_conf
+  find_java
+  ensure_built
+  snapshot_dist
+  read_settings
+  java_command
+}
+
+refuse_if_running() {
+  local pid
+  if pid=$(daemon_pid "$PID_FILE" "$MARKER"); then
+    local where=
+    load_recorded_settings && where=", listener $(listener_url)"
+    echo "Kodiak is already running (pid $pid$where, base $PROXY_BASE); refusing to start a second one" >&2
+    exit 1
+  fi
+}
+
+# ------------------------------------------------------------------ commands
+
+cmd_start() {
+  resolve_base
+  refuse_if_running
+  prepare
+  if [ "$ADMIN_ENABLED" = true ] && daemon_port_open "$ADMIN_HOST" "$ADMIN_PORT"; then
+    echo "Kodiak: cannot start, the admin address $ADMIN_HOST:$ADMIN_PORT (proxy.admin) is already in use by another process" >&2
+    exit 1
+  fi
+  printf '%s\n' "$SETTINGS" >"$SETTINGS_FILE"
+  # The JVM's working directory is the instance's, so nothing it writes lands where start was called.
+  cd "$PROXY_BASE"
+  if ! daemon_start Kodiak "$PID_FILE" "$CONSOLE_LOG" "$MARKER" "$LISTENER_HOST" "$LISTENER_PORT" \
+      "$START_SECONDS" -- "${JAVA_CMD[@]}"; then
+    rm -f "$SETTINGS_FILE"
+    exit 1
+  fi
+  echo "Kodiak started: pid $(cat "$PID_FILE"), listening on $(listener_url)"
+  print_routes
+  if [ "$ADMIN_ENABLED" = true ]; then
+    echo "  admin     $(admin_url)/health, $(admin_url)/metrics"
+  fi
+  echo "  config    $CONF"
+  echo "  logs      $LOG_DIR/"
+}
+
+cmd_stop() {
+  resolve_base
+  GRACE_SECONDS=30
+  load_recorded_settings || true
+  daemon_stop Kodiak "$PID_FILE" "$MARKER" $((GRACE_SECONDS + STOP_MARGIN_SECONDS))
+  rm -f "$SETTINGS_FILE"
+}
+
+format_duration() {
+  local s=$1
+  if ((s >= 86400)); then
+    printf '%dd %02dh %02dm' $((s / 86400)) $((s % 86400 / 3600)) $((s % 3600 / 60))
+  elif ((s >= 3600)); then
+    printf '%dh %02dm %02ds' $((s / 3600)) $((s % 3600 / 60)) $((s % 60))
+  else
+    printf '%dm %02ds' $((s / 60)) $((s % 60))
+  fi
+}
+
+# GET PATH from the admin listener with bash's /dev/tcp (no curl needed); prints the body.
+admin_get() {
+  local response
+  # shellcheck disable=SC2016 # expanded by the inner bash, from its arguments
+  response=$(timeout 3 bash -c 'exec 3<>"/dev/tcp/$0/$1" || exit 1
+    printf "GET %s HTTP/1.0\r\nHost: %s\r\n\r\n" "$2" "$0" >&3
+    cat <&3' "$ADMIN_HOST" "$ADMIN_PORT" "$1" 2>/dev/null) || return 1
+  [ -n "$response" ] || return 1
+  printf '%s\n' "${response#*$'\r\n\r\n'}"
+}
+
+# The live part of status, from /health and /metrics.
+print_live_state() {
+  if [ "$ADMIN_ENABLED" != true ]; then
+    echo "  live      in-flight and upstream pool use need the admin listener (proxy.admin.enabled = false)"
+    return
+  fi
+  local health metrics
+  if ! health=$(admin_get /health) || ! metrics=$(admin_get /metrics); then
+    echo "  admin     $(admin_url) is not answering"
+    return
+  fi
+  echo "  health    $(sed -n 's/.*"status":"\([A-Z]*\)".*/\1/p' <<<"$health") ($(admin_url)/health)"
+  awk '
+    function value(line) { v = line; sub(/.* /, "", v); return v + 0 }
+    function upstream(line) { u = line; sub(/.*upstream="/, "", u); sub(/".*/, "", u); return u }
+    /^kodiak_inflight_exchanges /      { inflight = value($0) }
+    /^kodiak_requests_total\{/          { requests += value($0) }
+    /^kodiak_upstream_pool_open\{/      { u = upstream($0); seen[u] = 1; open[u] = value($0) }
+    /^kodiak_upstream_pool_idle\{/      { idle[upstream($0)] = value($0) }
+    /^kodiak_upstream_pool_leased\{/    { leased[upstream($0)] = value($0) }
+    /^kodiak_upstream_pool_pending\{/   { pending[upstream($0)] = value($0) }
+    /^kodiak_upstream_pool_max\{/       { max[upstream($0)] = value($0) }
+    END {
+      printf "  in flight %d exchanges (%d requests since start)\n", inflight, requests
+      for (u in seen)
+        printf "  upstream  %s: %d open (%d leased, %d idle) of max %d, %d waiting\n", u, open[u], leased[u], idle[u], max[u], pending[u]
+    }' <<<"$metrics"
+}
+
+cmd_status() {
+  resolve_base
+  local pid
+  if ! pid=$(daemon_pid "$PID_FILE" "$MARKER"); then
+    if [ -f "$PID_FILE" ]; then
+      echo "Kodiak is not running (stale pid file $PID_FILE; base $PROXY_BASE)"
+    else
+      echo "Kodiak is not running (base $PROXY_BASE)"
+    fi
+    exit 3
+  fi
+  local uptime
+  uptime=$(daemon_uptime "$pid")
+  echo "Kodiak is running: pid $pid, up $(format_duration "${uptime:-0}"), base $PROXY_BASE"
+  if load_recorded_settings; then
+    echo "  listener  $(listener_url)"
+    print_routes
+    print_live_state
+  else
+    echo "  (no settings recorded in $SETTINGS_FILE: listener and routes unknown)"
+  fi
+  exit 0
+}
+
+cmd_run() {
+  resolve_base
+  refuse_if_running
+  prepare
+  printf '%s\n' "$SETTINGS" >"$SETTINGS_FILE"
+  cd "$PROXY_BASE"
+  echo "Kodiak running in the foreground on $(listener_url) (pid $$); logs in $LOG_DIR/" >&2
+  # exec keeps this pid, so status and stop work on a foreground instance too.
+  echo $$ >"$PID_FILE"
+  exec "${JAVA_CMD[@]}"
+}
+
+parse_args "$@"
+case $COMMAND in
+  start) cmd_start ;;
+  stop) cmd_stop ;;
+  restart) cmd_stop; cmd_start ;;
+  status) cmd_status ;;
+  run) cmd_run ;;
+  -h | --help | help) usage; exit 0 ;;
+  *) usage; exit 2 ;;
+esac

@@ -1,0 +1,53 @@
+package io.kodiak.admin;
+
+import io.kodiak.config.ProxyConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.glassfish.grizzly.http.server.HttpServer;
+import org.glassfish.grizzly.http.server.NetworkListener;
+import org.glassfish.grizzly.http.server.ServerConfiguration;
+import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
+import org.glassfish.grizzly.threadpool.ThreadPoolConfig;
+
+import java.io.IOException;
+
+/**
+ * The admin listener: a small Grizzly HttpServer of its own (own selector, own two worker
+ * threads), so a scrape never runs on, or waits for, the proxy's I/O threads.
+ */
+final class AdminServer {
+    private final HttpServer server = new HttpServer();
+    private final NetworkListener listener;
+
+    AdminServer(ProxyConfig.Admin settings, Health health, PrometheusMeterRegistry registry, String version) {
+        listener = new NetworkListener("kodiak-admin", settings.host(), settings.port());
+        TCPNIOTransport transport = listener.getTransport();
+        transport.setSelectorRunnersCount(1);
+        transport.setWorkerThreadPoolConfig(ThreadPoolConfig.defaultConfig().copy()
+                .setPoolName("kodiak-admin")
+                .setCorePoolSize(1)
+                .setMaxPoolSize(2));
+        server.addListener(listener);
+
+        ServerConfiguration configuration = server.getServerConfiguration();
+        configuration.setName("kodiak-admin");
+        configuration.setHttpServerName("Kodiak");
+        configuration.setHttpServerVersion(version);
+        configuration.setJmxEnabled(false);
+        configuration.addHttpHandler(new HealthHandler(health), "/health");
+        configuration.addHttpHandler(new MetricsHandler(registry), "/metrics");
+        configuration.addHttpHandler(new NotFoundHandler(), "/");
+    }
+
+    void start() throws IOException {
+        server.start();
+    }
+
+    /** The bound port (differs from the configured one when that is 0, as in tests). */
+    int port() {
+        return listener.getPort();
+    }
+
+    void stop() {
+        server.shutdownNow();
+    }
+}

@@ -1,0 +1,27 @@
+package io.kodiak.admin;
+
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.glassfish.grizzly.http.server.HttpHandler;
+import org.glassfish.grizzly.http.server.Request;
+import org.glassfish.grizzly.http.server.Response;
+
+import java.io.IOException;
+
+/** GET /metrics: the Prometheus text exposition format (0.0.4) of every Kodiak and JVM meter. */
+final class MetricsHandler extends HttpHandler {
+    private static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+    private final PrometheusMeterRegistry registry;
+
+    MetricsHandler(PrometheusMeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    @Override
+    public void service(Request request, Response response) throws IOException {
+        if (AdminResponses.rejectUnlessGet(request, response)) {
+            return;
+        }
+        AdminResponses.send(request, response, 200, CONTENT_TYPE, registry.scrape());
+    }
+}

@@ -1,0 +1,108 @@
+package io.kodiak.admin;
+
+import io.kodiak.Kodiak;
+import io.kodiak.config.ProxyConfig;
+import io.kodiak.forward.ExchangeObserver;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+
+import java.io.IOException;
+
+/**
+ * The admin side of a Kodiak process: metrics and the /health and /metrics listener, from
+ * {@code proxy.admin}. When the admin listener is disabled nothing would read the metrics, so
+ * none are recorded (the observer is {@link ExchangeObserver#NONE}).
+ * <p>
+ * Order of use: {@link #observer()} for the Kodiak constructor, {@link #start(Kodiak)} before the
+ * proxy listens (an admin port that cannot be bound fails start-up before any traffic is
+ * accepted), {@link #proxyListening()} once it does, {@link #stop()} after the proxy drained, so
+ * /health answers 503 throughout the drain.
+ */
+public final class Monitoring {
+    private final ProxyConfig.Admin settings;
+    private final PrometheusMeterRegistry registry;
+    private final ExchangeObserver observer;
+    private JvmGcMetrics gcMetrics;
+    private Health health;
+    private AdminServer server;
+
+    public Monitoring(ProxyConfig config) {
+        this.settings = config.admin();
+        if (settings.enabled()) {
+            registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            observer = new ProxyMetrics(registry, config.routes());
+        } else {
+            registry = null;
+            observer = ExchangeObserver.NONE;
+        }
+    }
+
+    public boolean enabled() {
+        return settings.enabled();
+    }
+
+    public ExchangeObserver observer() {
+        return observer;
+    }
+
+    /** Registers the gauges that read {@code kodiak} and binds the admin listener. */
+    public void start(Kodiak kodiak) throws IOException {
+        if (!enabled()) {
+            return;
+        }
+        ProxyGauges.register(registry, kodiak);
+        new JvmMemoryMetrics().bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        // Two open files per exchange against a per-process limit: the ceiling operators hit first.
+        new FileDescriptorMetrics().bindTo(registry);
+        gcMetrics = new JvmGcMetrics();
+        gcMetrics.bindTo(registry);
+
+        String version = Version.current();
+        health = new Health(kodiak, version);
+        server = new AdminServer(settings, health, registry, version);
+        try {
+            server.start();
+        } catch (IOException e) {
+            server = null;
+            gcMetrics.close();
+            throw e;
+        }
+    }
+
+    /** From now on /health answers UP (until a drain starts). */
+    public void proxyListening() {
+        if (health != null) {
+            health.listening();
+        }
+    }
+
+    /** The admin listener's bound port, or -1 when it is disabled. */
+    public int port() {
+        return server == null ? -1 : server.port();
+    }
+
+    public void stop() {
+        if (server != null) {
+            server.stop();
+            server = null;
+        }
+        if (gcMetrics != null) {
+            gcMetrics.close();
+            gcMetrics = null;
+        }
+        if (registry != null) {
+            registry.close();
+        }
+    }
+}

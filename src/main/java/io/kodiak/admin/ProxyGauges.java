@@ -1,0 +1,45 @@
+package io.kodiak.admin;
+
+import io.kodiak.Kodiak;
+import io.kodiak.upstream.UpstreamPool;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import java.util.function.ToDoubleFunction;
+
+/** Gauges read from the running proxy at scrape time: exchanges in flight, drain state, upstream pools. */
+final class ProxyGauges {
+    private ProxyGauges() {
+    }
+
+    static void register(MeterRegistry registry, Kodiak kodiak) {
+        Gauge.builder("kodiak.inflight.exchanges", kodiak, k -> k.drain().inFlight())
+                .description("Exchanges accepted and not yet finished")
+                .register(registry);
+        Gauge.builder("kodiak.draining", kodiak, k -> k.drain().isDraining() ? 1 : 0)
+                .description("1 while the proxy is stopping: refusing new requests and finishing those in flight")
+                .register(registry);
+        int maxConnections = kodiak.config().upstream().maxConnections();
+        for (UpstreamPool pool : kodiak.upstreams().pools()) {
+            String upstream = pool.target().authority();
+            pool(registry, pool, upstream, "kodiak.upstream.pool.open", UpstreamPool::openConnections,
+                    "Open connections to the upstream (idle + leased)");
+            pool(registry, pool, upstream, "kodiak.upstream.pool.idle", UpstreamPool::idleConnections,
+                    "Open connections waiting in the pool for the next request");
+            pool(registry, pool, upstream, "kodiak.upstream.pool.leased", UpstreamPool::leasedConnections,
+                    "Connections carrying an exchange right now");
+            pool(registry, pool, upstream, "kodiak.upstream.pool.pending", UpstreamPool::pendingAcquisitions,
+                    "Exchanges waiting for a connection (being opened, or all max-connections busy)");
+            pool(registry, pool, upstream, "kodiak.upstream.pool.max", p -> maxConnections,
+                    "The pool's limit (proxy.upstream.max-connections)");
+        }
+    }
+
+    private static void pool(MeterRegistry registry, UpstreamPool pool, String upstream, String name,
+                             ToDoubleFunction<UpstreamPool> value, String description) {
+        Gauge.builder(name, pool, value)
+                .description(description)
+                .tag("upstream", upstream)
+                .register(registry);
+    }
+}

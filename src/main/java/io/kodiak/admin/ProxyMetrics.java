@@ -1,0 +1,70 @@
+package io.kodiak.admin;
+
+import io.kodiak.forward.ExchangeObserver;
+import io.kodiak.routing.Route;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Turns the core's exchange and error events into Micrometer meters. Every meter an exchange
+ * touches is created here, up front; the per-exchange path is one lookup by the route prefix
+ * (the same String instance each time, whose hash is cached) and a handful of increments.
+ */
+public final class ProxyMetrics implements ExchangeObserver {
+    /** Label for exchanges Kodiak answered before or without routing (no route, draining, bad request). */
+    static final String NO_ROUTE = "none";
+
+    /** Causes the core reports; registered up front so each series exists (at 0) before its first error. */
+    private static final List<String> KNOWN_CAUSES = List.of("connect", "connect_timeout", "timeout", "reset",
+            "pool_exhausted", "client_abort", "bad_request", "body_too_large", "draining", "no_route");
+
+    private final MeterRegistry registry;
+    private final Map<String, RouteMeters> byPrefix = new HashMap<>();
+    private final RouteMeters unrouted;
+    private final Map<String, Counter> errorsByCause = new ConcurrentHashMap<>();
+
+    public ProxyMetrics(MeterRegistry registry, List<Route> routes) {
+        this.registry = registry;
+        Map<String, Timer> upstreamTimers = new HashMap<>();
+        for (Route route : routes) {
+            String upstream = route.target().authority();
+            Timer upstreamTimer = upstreamTimers.computeIfAbsent(upstream, u -> MeterDefinitions.latency(
+                            "kodiak.upstream.duration",
+                            "Time from the request being sent upstream to the first byte of the response")
+                    .tag("upstream", u)
+                    .register(registry));
+            byPrefix.put(route.prefix(), new RouteMeters(registry, route.prefix(), upstreamTimer));
+        }
+        unrouted = new RouteMeters(registry, NO_ROUTE, null);
+        KNOWN_CAUSES.forEach(this::errorCounter);
+    }
+
+    @Override
+    public void onExchange(String routePrefix, String upstream, int status, long bytesIn, long bytesOut,
+                           long upstreamNanos, long totalNanos) {
+        RouteMeters meters = routePrefix == null ? unrouted : byPrefix.getOrDefault(routePrefix, unrouted);
+        meters.record(status, bytesIn, bytesOut, upstreamNanos, totalNanos);
+    }
+
+    @Override
+    public void onError(String cause) {
+        Counter counter = errorsByCause.get(cause);
+        if (counter == null) {
+            counter = errorCounter(cause);
+        }
+        counter.increment();
+    }
+
+    private Counter errorCounter(String cause) {
+        return errorsByCause.computeIfAbsent(cause, c -> Counter.builder("kodiak.errors")
+                .description("Failed or refused exchanges by cause")
+                .tag("cause", c)
+                .register(registry));
+    }
+}

@@ -1,0 +1,31 @@
+package io.kodiak.admin;
+
+import io.kodiak.config.ProxyConfig;
+import io.kodiak.routing.Route;
+
+import java.io.PrintStream;
+
+/**
+ * The effective settings bin/proxy.sh needs before and after it starts the daemon (where to wait
+ * for the listener, the admin address, how long a stop may drain, the routes to show), as
+ * {@code key=value} lines a shell reads without parsing HOCON. Printed by {@code kodiak --print-settings}
+ * with the same file and -D overrides as the daemon, so both see the same configuration.
+ */
+public final class SettingsReport {
+    private SettingsReport() {
+    }
+
+    public static void print(ProxyConfig config, PrintStream out) {
+        out.println("listener_host=" + config.listener().host());
+        out.println("listener_port=" + config.listener().port());
+        out.println("admin_enabled=" + config.admin().enabled());
+        out.println("admin_host=" + config.admin().host());
+        out.println("admin_port=" + config.admin().port());
+        long graceMillis = config.shutdownGracePeriod().toMillis();
+        out.println("grace_seconds=" + (graceMillis + 999) / 1000);
+        for (Route route : config.routes()) {
+            out.println("route=" + route.prefix() + " -> " + route.upstreamUrl()
+                    + (route.preserveHost() ? " (preserve-host)" : ""));
+        }
+    }
+}

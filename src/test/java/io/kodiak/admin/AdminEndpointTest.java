@@ -1,0 +1,174 @@
+package io.kodiak.admin;
+
+import io.kodiak.forward.ExchangeObserver;
+import io.kodiak.support.RawHttp;
+import io.kodiak.support.TestUpstream;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.http.HttpResponse;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Pattern;
+
+import static io.kodiak.admin.PrometheusText.value;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The admin listener against a real proxy and upstream: /health states, /metrics content and movement. */
+class AdminEndpointTest {
+    private static final Pattern HEALTH_JSON = Pattern.compile(
+            "\\{\"status\":\"(UP|STARTING|DRAINING)\",\"version\":\"[^\"]+\",\"uptime_seconds\":\\d+,\"in_flight\":\\d+}\n");
+
+    private static String routes(TestUpstream upstream) {
+        return "proxy.routes = [ { prefix = \"/app\", upstream = \"" + upstream.url("") + "\" } ]\n";
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    @Test
+    void healthIsUpWithVersionAndUptimeWhileServing() throws Exception {
+        try (TestUpstream upstream = TestUpstream.start();
+             AdminHarness proxy = AdminHarness.start(routes(upstream))) {
+            HttpResponse<String> health = proxy.admin("/health");
+
+            assertEquals(200, health.statusCode());
+            assertEquals("application/json", health.headers().firstValue("content-type").orElse(""));
+            assertEquals("no-store", health.headers().firstValue("cache-control").orElse(""));
+            assertTrue(HEALTH_JSON.matcher(health.body()).matches(), health.body());
+            assertTrue(health.body().startsWith("{\"status\":\"UP\""), health.body());
+        }
+    }
+
+    @Test
+    void healthIsUnavailableUntilTheProxyListens() throws Exception {
+        try (TestUpstream upstream = TestUpstream.start();
+             AdminHarness proxy = AdminHarness.adminOnly(routes(upstream))) {
+            HttpResponse<String> health = proxy.admin("/health");
+
+            assertEquals(503, health.statusCode());
+            assertTrue(health.body().startsWith("{\"status\":\"STARTING\""), health.body());
+        }
+    }
+
+    @Test
+    void metricsFollowTrafficByRouteStatusAndCause() throws Exception {
+        try (TestUpstream upstream = TestUpstream.start();
+             AdminHarness proxy = AdminHarness.start(routes(upstream))) {
+            String before = proxy.metrics();
+            assertEquals(0, value(before, "kodiak_requests_total{route=\"/app\",status_class=\"2xx\"}"));
+            assertEquals(0, value(before, "kodiak_errors_total{cause=\"no_route\"}"));
+            assertEquals(0, value(before, "kodiak_upstream_pool_open{upstream=\"127.0.0.1:" + upstream.port() + "\"}"));
+
+            for (int i = 0; i < 3; i++) {
+                HttpResponse<String> echoed = proxy.proxyPost("/app/echo", "hello");
+                assertEquals(200, echoed.statusCode());
+                assertEquals("hello", echoed.body());
+            }
+            assertEquals(404, proxy.proxyPost("/elsewhere", "").statusCode());
+
+            String after = proxy.metrics();
+            String upstreamLabel = "{upstream=\"127.0.0.1:" + upstream.port() + "\"}";
+            assertEquals(3, value(after, "kodiak_requests_total{route=\"/app\",status_class=\"2xx\"}"));
+            assertEquals(1, value(after, "kodiak_requests_total{route=\"none\",status_class=\"4xx\"}"));
+            assertEquals(1, value(after, "kodiak_errors_total{cause=\"no_route\"}"));
+            assertEquals(15, value(after, "kodiak_request_body_bytes_total{route=\"/app\"}"));
+            assertEquals(15, value(after, "kodiak_response_body_bytes_total{route=\"/app\"}"));
+            assertEquals(3, value(after, "kodiak_request_duration_seconds_count{route=\"/app\"}"));
+            assertTrue(value(after, "kodiak_request_duration_seconds{route=\"/app\",quantile=\"0.99\"}") > 0);
+            assertEquals(3, value(after, "kodiak_upstream_duration_seconds_count" + upstreamLabel));
+            assertTrue(value(after, "kodiak_upstream_duration_seconds{upstream=\"127.0.0.1:" + upstream.port()
+                    + "\",quantile=\"0.5\"}") > 0);
+            assertEquals(1, value(after, "kodiak_upstream_pool_open" + upstreamLabel), "one reused keep-alive connection");
+            assertEquals(1, value(after, "kodiak_upstream_pool_idle" + upstreamLabel));
+            assertEquals(0, value(after, "kodiak_upstream_pool_leased" + upstreamLabel));
+            assertEquals(0, value(after, "kodiak_upstream_pool_pending" + upstreamLabel));
+            assertEquals(1000, value(after, "kodiak_upstream_pool_max" + upstreamLabel));
+            assertEquals(0, value(after, "kodiak_inflight_exchanges"));
+            assertTrue(after.contains("# TYPE kodiak_request_duration_seconds summary"), "latency is a summary with quantiles");
+            assertTrue(after.contains("jvm_memory_used_bytes{"), "JVM meters are exposed too");
+            assertTrue(after.contains("process_files_open_files "), "open files, the limit a proxy meets first");
+        }
+    }
+
+    @Test
+    void drainingProxyReportsUnhealthyWhileItsExchangeFinishes() throws Exception {
+        try (TestUpstream upstream = TestUpstream.start();
+             AdminHarness proxy = AdminHarness.start(routes(upstream));
+             RawHttp held = new RawHttp(proxy.kodiak.port())) {
+            held.send("GET /app/hold HTTP/1.1\r\nHost: a\r\n\r\n");
+            await(() -> upstream.holds() == 1, "the request to reach the upstream");
+            String upstreamLabel = "{upstream=\"127.0.0.1:" + upstream.port() + "\"}";
+            String busy = proxy.metrics();
+            assertEquals(1, value(busy, "kodiak_inflight_exchanges"));
+            assertEquals(1, value(busy, "kodiak_upstream_pool_leased" + upstreamLabel));
+
+            CompletableFuture<Void> stopping = CompletableFuture.runAsync(proxy.kodiak::stop);
+            await(() -> proxy.kodiak.drain().isDraining(), "the drain to start");
+
+            HttpResponse<String> health = proxy.admin("/health");
+            assertEquals(503, health.statusCode());
+            assertTrue(health.body().startsWith("{\"status\":\"DRAINING\""), health.body());
+            assertEquals(1, value(proxy.metrics(), "kodiak_draining"));
+            assertFalse(stopping.isDone());
+
+            upstream.release();
+            assertEquals(200, held.read().status());
+            stopping.get(10, TimeUnit.SECONDS);
+            assertEquals(0, value(proxy.metrics(), "kodiak_inflight_exchanges"));
+        }
+    }
+
+    @Test
+    void onlyGetAndHeadAreServedAndUnknownPathsAreNotFound() throws Exception {
+        try (TestUpstream upstream = TestUpstream.start();
+             AdminHarness proxy = AdminHarness.start(routes(upstream))) {
+            HttpResponse<String> post = proxy.admin("POST", "/metrics");
+            assertEquals(405, post.statusCode());
+            assertEquals("GET, HEAD", post.headers().firstValue("allow").orElse(""));
+
+            HttpResponse<String> head = proxy.admin("HEAD", "/health");
+            assertEquals(200, head.statusCode());
+            assertEquals("", head.body());
+
+            HttpResponse<String> unknown = proxy.admin("/status");
+            assertEquals(404, unknown.statusCode());
+            assertTrue(unknown.body().contains("/health"), unknown.body());
+        }
+    }
+
+    @Test
+    void disabledAdminRecordsNothingAndListensNowhere() throws Exception {
+        Monitoring monitoring = new Monitoring(AdminHarness.config("proxy.admin.enabled = false"));
+
+        assertSame(ExchangeObserver.NONE, monitoring.observer());
+        assertFalse(monitoring.enabled());
+        assertEquals(-1, monitoring.port());
+    }
+
+    @Test
+    void adminPortInUseFailsStartBeforeTheProxyListens() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            var config = AdminHarness.config("proxy.admin.port = " + taken.getLocalPort());
+            Monitoring monitoring = new Monitoring(config);
+            io.kodiak.Kodiak kodiak = new io.kodiak.Kodiak(config, monitoring.observer());
+
+            assertThrows(IOException.class, () -> monitoring.start(kodiak));
+            monitoring.stop();
+        }
+    }
+}
