@@ -254,6 +254,8 @@ cmd_start() {
     exit 1
   fi
   printf '%s\n' "$SETTINGS" >"$SETTINGS_FILE"
+  # One start per file, so a failed start shows its own last lines; the previous run's stay in console.log.1.
+  [ -f "$CONSOLE_LOG" ] && mv -f "$CONSOLE_LOG" "$CONSOLE_LOG.1"
   # The JVM's working directory is the instance's, so nothing it writes lands where start was called.
   cd "$PROXY_BASE"
   if ! daemon_start Kodiak "$PID_FILE" "$CONSOLE_LOG" "$MARKER" "$LISTENER_HOST" "$LISTENER_PORT" \

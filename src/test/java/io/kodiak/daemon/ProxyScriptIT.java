@@ -1,0 +1,242 @@
+package io.kodiak.daemon;
+
+import io.kodiak.support.RawHttp;
+import io.kodiak.support.TestUpstream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import static io.kodiak.daemon.ProxyScript.accepts;
+import static io.kodiak.daemon.ProxyScript.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The contract of bin/proxy.sh (brief §5), against the packaged build, one temporary PROXY_BASE per test. */
+class ProxyScriptIT {
+    private static final HttpClient HTTP = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+
+    @TempDir
+    Path dir;
+    private TestUpstream upstream;
+    private ProxyScript proxy;
+
+    @BeforeEach
+    void startUpstream() throws IOException {
+        upstream = TestUpstream.start();
+        proxy = new ProxyScript(dir, upstream.url(""), "");
+    }
+
+    @AfterEach
+    void stopEverything() throws Exception {
+        try {
+            proxy.cleanUp();
+        } finally {
+            upstream.close();
+        }
+    }
+
+    private static HttpResponse<String> get(int port, String path) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static void assertContains(String output, String expected) {
+        assertTrue(output.contains(expected), "expected \"" + expected + "\" in:\n" + output);
+    }
+
+    @Test
+    void startStatusStopThroughASymlinkFromAnotherDirectory() throws Exception {
+        Path link = dir.resolve("kodiak-ctl");
+        Files.createSymbolicLink(link, ProxyScript.SCRIPT);
+        proxy.through(link, dir);
+
+        ProxyScript.Result started = proxy.run("start");
+        assertEquals(0, started.exitCode(), started.output());
+        long pid = proxy.pid().orElseThrow();
+        assertContains(started.output(), "Kodiak started: pid " + pid + ", listening on http://127.0.0.1:" + proxy.port);
+        assertContains(started.output(), "route     / -> " + upstream.url(""));
+        assertTrue(accepts(proxy.port), "start returns once the listener accepts");
+
+        HttpResponse<String> proxied = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + proxy.port + "/echo"))
+                .POST(HttpRequest.BodyPublishers.ofString("test1")).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals("test1", proxied.body());
+
+        HttpResponse<String> health = get(proxy.adminPort, "/health");
+        assertEquals(200, health.statusCode());
+        assertContains(health.body(), "\"status\":\"UP\"");
+        assertFalse(health.body().contains("\"version\":\"unknown\""), "the packaged jar knows its version: " + health.body());
+
+        ProxyScript.Result second = proxy.run("start");
+        assertEquals(1, second.exitCode(), second.output());
+        assertContains(second.output(), "already running (pid " + pid);
+
+        ProxyScript.Result status = proxy.run("status");
+        assertEquals(0, status.exitCode(), status.output());
+        assertContains(status.output(), "Kodiak is running: pid " + pid);
+        assertContains(status.output(), "listener  http://127.0.0.1:" + proxy.port);
+        assertContains(status.output(), "route     / -> " + upstream.url(""));
+        assertContains(status.output(), "health    UP");
+        assertContains(status.output(), "in flight 0 exchanges (1 requests since start)");
+        assertContains(status.output(), "upstream  127.0.0.1:" + upstream.port() + ": 1 open (0 leased, 1 idle) of max 1000, 0 waiting");
+
+        Path logs = proxy.base.resolve("logs");
+        assertContains(Files.readString(logs.resolve("kodiak.log")), "Kodiak listening on 127.0.0.1:" + proxy.port);
+        await(() -> read(logs.resolve("access.log")).contains("\"POST /echo\" 200 5 5"), 10, "the access log line");
+
+        ProxyScript.Result stopped = proxy.run("stop");
+        assertEquals(0, stopped.exitCode(), stopped.output());
+        assertContains(stopped.output(), "Kodiak stopped");
+        assertFalse(Files.exists(proxy.pidFile()), "stop removes the pid file");
+        assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "the JVM has exited");
+        assertFalse(accepts(proxy.port));
+
+        ProxyScript.Result statusStopped = proxy.run("status");
+        assertEquals(3, statusStopped.exitCode(), statusStopped.output());
+        assertContains(statusStopped.output(), "not running");
+
+        ProxyScript.Result stopAgain = proxy.run("stop");
+        assertEquals(0, stopAgain.exitCode(), stopAgain.output());
+        assertContains(stopAgain.output(), "Kodiak is not running");
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.exists(file) ? Files.readString(file) : "";
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    @Test
+    void stalePidFileDoesNotBlockStartAndJavaOptsOverrideConfigKeys() throws Exception {
+        Files.createDirectories(proxy.base);
+        // A live process that is not Kodiak: this test JVM. The script must neither trust nor signal it.
+        Files.writeString(proxy.pidFile(), ProcessHandle.current().pid() + "\n");
+        ProxyScript.Result status = proxy.run("status");
+        assertEquals(3, status.exitCode(), status.output());
+        assertContains(status.output(), "stale pid file");
+
+        int overridden = ProxyScript.freePort();
+        proxy.javaOpts("-Xmx256m -Dproxy.listener.port=" + overridden);
+        ProxyScript.Result started = proxy.run("start");
+        assertEquals(0, started.exitCode(), started.output());
+        assertContains(started.output(), "listening on http://127.0.0.1:" + overridden);
+        assertEquals(200, get(overridden, "/status/200").statusCode());
+        assertFalse(accepts(proxy.port), "the -D override replaced the file's port");
+
+        assertEquals(0, proxy.run("stop").exitCode());
+        Files.writeString(proxy.pidFile(), "4194303\n");
+        ProxyScript.Result startAfterDeadPid = proxy.run("start");
+        assertEquals(0, startAfterDeadPid.exitCode(), "a pid file naming no process: " + startAfterDeadPid.output());
+    }
+
+    @Test
+    void invalidConfigurationExitsWithEveryProblemNamed() throws Exception {
+        Path bad = dir.resolve("bad.conf");
+        Files.writeString(bad, "proxy.listener.port = \"abc\"\nproxy.upstream.max-connections = 0\n");
+
+        ProxyScript.Result result = proxy.run("start", bad);
+
+        assertEquals(2, result.exitCode(), result.output());
+        assertContains(result.output(), "proxy.listener.port = \"abc\": expected a port number");
+        assertContains(result.output(), "proxy.upstream.max-connections = 0: expected");
+        assertFalse(Files.exists(proxy.pidFile()));
+
+        ProxyScript.Result missing = proxy.run("start", dir.resolve("no-such.conf"));
+        assertEquals(2, missing.exitCode(), missing.output());
+        assertContains(missing.output(), "no-such.conf does not exist");
+    }
+
+    @Test
+    void portsInUseFailStartWithTheReason() throws Exception {
+        try (ServerSocket taken = new ServerSocket(proxy.port, 50, InetAddress.getLoopbackAddress())) {
+            ProxyScript.Result result = proxy.run("start");
+            assertEquals(1, result.exitCode(), result.output());
+            assertContains(result.output(), "127.0.0.1:" + proxy.port + " is already in use");
+        }
+        try (ServerSocket taken = new ServerSocket(proxy.adminPort, 50, InetAddress.getLoopbackAddress())) {
+            ProxyScript.Result result = proxy.run("start");
+            assertEquals(1, result.exitCode(), result.output());
+            assertContains(result.output(), "admin address 127.0.0.1:" + proxy.adminPort + " (proxy.admin) is already in use");
+        }
+        assertFalse(Files.exists(proxy.pidFile()));
+    }
+
+    @Test
+    void jvmThatDiesDuringStartFailsWithItsLastLogLines() throws Exception {
+        proxy.javaOpts("-Xmx5q");
+
+        ProxyScript.Result result = proxy.run("start");
+
+        assertEquals(1, result.exitCode(), result.output());
+        assertContains(result.output(), "exited during start-up");
+        assertContains(result.output(), "Invalid maximum heap size: -Xmx5q");
+        assertFalse(Files.exists(proxy.pidFile()));
+    }
+
+    @Test
+    void stopDrainsTheExchangeInFlightAndRefusesNewConnections() throws Exception {
+        assertEquals(0, proxy.run("start").exitCode());
+        long pid = proxy.pid().orElseThrow();
+        try (RawHttp inFlight = new RawHttp(proxy.port)) {
+            inFlight.send("GET /hold HTTP/1.1\r\nHost: a\r\n\r\n");
+            await(() -> upstream.holds() == 1, 10, "the slow request to reach the upstream");
+
+            Process stopping = proxy.spawn("stop", dir.resolve("stop.out"));
+            await(() -> !accepts(proxy.port), 10, "the listener to refuse new connections");
+            HttpResponse<String> health = get(proxy.adminPort, "/health");
+            assertEquals(503, health.statusCode(), "draining is unhealthy: " + health.body());
+            assertContains(health.body(), "\"status\":\"DRAINING\"");
+            assertTrue(stopping.isAlive(), "stop waits for the exchange in flight");
+            assertTrue(ProcessHandle.of(pid).isPresent());
+
+            upstream.release();
+            RawHttp.Response response = inFlight.read();
+            assertEquals(200, response.status());
+            assertEquals("held ok", response.bodyText());
+
+            assertTrue(stopping.waitFor(30, TimeUnit.SECONDS), "stop returns once the drain is over");
+            assertEquals(0, stopping.exitValue());
+            assertContains(Files.readString(dir.resolve("stop.out")), "Kodiak stopped");
+            assertFalse(Files.exists(proxy.pidFile()));
+        }
+    }
+
+    @Test
+    void runStaysInTheForegroundAndDrainsOnSigterm() throws Exception {
+        Process foreground = proxy.spawn("run", dir.resolve("run.out"));
+        try {
+            await(() -> accepts(proxy.port) || !foreground.isAlive(), 60, "the foreground proxy to listen");
+            assertTrue(foreground.isAlive(), () -> "run exited: " + read(dir.resolve("run.out")));
+            assertEquals(foreground.pid(), proxy.pid().orElseThrow(), "run execs the JVM under the script's own pid");
+
+            ProxyScript.Result status = proxy.run("status");
+            assertEquals(0, status.exitCode(), status.output());
+            assertContains(status.output(), "Kodiak is running: pid " + foreground.pid());
+
+            foreground.destroy();
+            assertTrue(foreground.waitFor(30, TimeUnit.SECONDS), "SIGTERM stops the foreground proxy");
+            assertFalse(accepts(proxy.port));
+        } finally {
+            foreground.destroyForcibly();
+        }
+    }
+}
