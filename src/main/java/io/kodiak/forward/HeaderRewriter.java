@@ -17,16 +17,22 @@ import java.util.Locale;
  * re-derived by the codec of the outgoing side, and forwarding headers are added.
  */
 final class HeaderRewriter {
-    private static final byte[][] HOP_BY_HOP = lower("connection", "keep-alive", "proxy-connection", "te",
-            "trailer", "transfer-encoding", "upgrade");
-    /** Framing is re-derived on the outgoing side; copying these would let the two framings disagree. */
-    private static final byte[] CONTENT_LENGTH = lower("content-length")[0];
-    private static final byte[] HOST = lower("host")[0];
-    /** Kodiak answers Expect: 100-continue itself, so the upstream never waits on it. */
-    private static final byte[] EXPECT = lower("expect")[0];
-    private static final byte[] X_FORWARDED_FOR = lower("x-forwarded-for")[0];
-    private static final byte[] X_FORWARDED_PROTO = lower("x-forwarded-proto")[0];
-    private static final byte[] X_FORWARDED_HOST = lower("x-forwarded-host")[0];
+    /** How a header name is treated; most names are OTHER and pass through untouched. */
+    private enum Kind { OTHER, HOP_BY_HOP, CONTENT_LENGTH, HOST, EXPECT, X_FORWARDED_FOR, X_FORWARDED_PROTO, X_FORWARDED_HOST }
+
+    private static final byte[] TE = ascii("te");
+    private static final byte[] HOST = ascii("host");
+    private static final byte[] EXPECT = ascii("expect");
+    private static final byte[] TRAILER = ascii("trailer");
+    private static final byte[] UPGRADE = ascii("upgrade");
+    private static final byte[] CONNECTION = ascii("connection");
+    private static final byte[] KEEP_ALIVE = ascii("keep-alive");
+    private static final byte[] CONTENT_LENGTH = ascii("content-length");
+    private static final byte[] X_FORWARDED_FOR = ascii("x-forwarded-for");
+    private static final byte[] PROXY_CONNECTION = ascii("proxy-connection");
+    private static final byte[] X_FORWARDED_HOST = ascii("x-forwarded-host");
+    private static final byte[] TRANSFER_ENCODING = ascii("transfer-encoding");
+    private static final byte[] X_FORWARDED_PROTO = ascii("x-forwarded-proto");
 
     private HeaderRewriter() {
     }
@@ -50,22 +56,24 @@ final class HeaderRewriter {
         DataChunk forwardedFor = null;
         for (int i = 0; i < in.size(); i++) {
             DataChunk name = in.getName(i);
-            if (isHopByHop(name, connectionTokens) || name.equalsIgnoreCase(CONTENT_LENGTH)
-                    || name.equalsIgnoreCase(EXPECT) || name.equalsIgnoreCase(X_FORWARDED_PROTO)
-                    || name.equalsIgnoreCase(X_FORWARDED_HOST)) {
-                continue;
+            switch (classify(name)) {
+                case OTHER:
+                    if (!namedByConnection(name, connectionTokens)) {
+                        copy(out, name, in.getValue(i));
+                    }
+                    break;
+                case HOST:
+                    if (route.preserveHost()) {
+                        copy(out, name, in.getValue(i));
+                    }
+                    break;
+                case X_FORWARDED_FOR:
+                    forwardedFor = in.getValue(i);
+                    break;
+                default:
+                    // hop-by-hop, framing (re-derived), Expect (answered here), X-Forwarded-Proto/Host (set below)
+                    break;
             }
-            if (name.equalsIgnoreCase(HOST)) {
-                if (route.preserveHost()) {
-                    copy(out, name, in.getValue(i));
-                }
-                continue;
-            }
-            if (name.equalsIgnoreCase(X_FORWARDED_FOR)) {
-                forwardedFor = in.getValue(i);
-                continue;
-            }
-            copy(out, name, in.getValue(i));
         }
         if (!route.preserveHost() || !out.contains("host")) {
             out.setValue("Host").setString(route.target().authority());
@@ -101,7 +109,8 @@ final class HeaderRewriter {
         String[] connectionTokens = connectionTokens(in);
         for (int i = 0; i < in.size(); i++) {
             DataChunk name = in.getName(i);
-            if (isHopByHop(name, connectionTokens) || name.equalsIgnoreCase(CONTENT_LENGTH)) {
+            Kind kind = classify(name);
+            if (kind == Kind.HOP_BY_HOP || kind == Kind.CONTENT_LENGTH || namedByConnection(name, connectionTokens)) {
                 continue;
             }
             copy(out, name, in.getValue(i));
@@ -125,12 +134,43 @@ final class HeaderRewriter {
         target.set(value);
     }
 
-    private static boolean isHopByHop(DataChunk name, String[] connectionTokens) {
-        for (byte[] hop : HOP_BY_HOP) {
-            if (name.equalsIgnoreCase(hop)) {
-                return true;
-            }
+    /**
+     * Hop-by-hop per RFC 9110 §7.6.1 (Connection, the names it lists, Keep-Alive, Proxy-Connection,
+     * TE, Trailer, Transfer-Encoding, Upgrade), or one of the names Kodiak rewrites. Dispatches on
+     * the name's length first: this runs for every header of every message.
+     */
+    private static Kind classify(DataChunk name) {
+        switch (name.getLength()) {
+            case 2:
+                return name.equalsIgnoreCase(TE) ? Kind.HOP_BY_HOP : Kind.OTHER;
+            case 4:
+                return name.equalsIgnoreCase(HOST) ? Kind.HOST : Kind.OTHER;
+            case 6:
+                return name.equalsIgnoreCase(EXPECT) ? Kind.EXPECT : Kind.OTHER;
+            case 7:
+                return name.equalsIgnoreCase(TRAILER) || name.equalsIgnoreCase(UPGRADE) ? Kind.HOP_BY_HOP : Kind.OTHER;
+            case 10:
+                return name.equalsIgnoreCase(CONNECTION) || name.equalsIgnoreCase(KEEP_ALIVE) ? Kind.HOP_BY_HOP : Kind.OTHER;
+            case 14:
+                return name.equalsIgnoreCase(CONTENT_LENGTH) ? Kind.CONTENT_LENGTH : Kind.OTHER;
+            case 15:
+                return name.equalsIgnoreCase(X_FORWARDED_FOR) ? Kind.X_FORWARDED_FOR : Kind.OTHER;
+            case 16:
+                if (name.equalsIgnoreCase(PROXY_CONNECTION)) {
+                    return Kind.HOP_BY_HOP;
+                }
+                return name.equalsIgnoreCase(X_FORWARDED_HOST) ? Kind.X_FORWARDED_HOST : Kind.OTHER;
+            case 17:
+                if (name.equalsIgnoreCase(TRANSFER_ENCODING)) {
+                    return Kind.HOP_BY_HOP;
+                }
+                return name.equalsIgnoreCase(X_FORWARDED_PROTO) ? Kind.X_FORWARDED_PROTO : Kind.OTHER;
+            default:
+                return Kind.OTHER;
         }
+    }
+
+    private static boolean namedByConnection(DataChunk name, String[] connectionTokens) {
         if (connectionTokens != null) {
             for (String token : connectionTokens) {
                 if (name.equalsIgnoreCase(token)) {
@@ -145,7 +185,8 @@ final class HeaderRewriter {
     private static String[] connectionTokens(MimeHeaders headers) {
         String[] tokens = null;
         for (int i = 0; i < headers.size(); i++) {
-            if (!headers.getName(i).equalsIgnoreCase(HOP_BY_HOP[0])) {
+            DataChunk name = headers.getName(i);
+            if (name.getLength() != CONNECTION.length || !name.equalsIgnoreCase(CONNECTION)) {
                 continue;
             }
             String[] here = headers.getValue(i).toString().toLowerCase(Locale.ROOT).split(",");
@@ -164,11 +205,7 @@ final class HeaderRewriter {
         return tokens;
     }
 
-    private static byte[][] lower(String... names) {
-        byte[][] bytes = new byte[names.length][];
-        for (int i = 0; i < names.length; i++) {
-            bytes[i] = names[i].getBytes(StandardCharsets.US_ASCII);
-        }
-        return bytes;
+    private static byte[] ascii(String lowerCaseName) {
+        return lowerCaseName.getBytes(StandardCharsets.US_ASCII);
     }
 }
