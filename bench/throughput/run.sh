@@ -1,0 +1,722 @@
+#!/usr/bin/env bash
+# bin/bench.sh throughput — Kodiak, nginx and HAProxy side by side in front of one fast static backend,
+# payload × concurrency with wrk, plus the scale runs on a 500 ms upstream; each proxy's CPU time per
+# request comes from /proc. Writes target/bench/<timestamp>/ with results.json, report.md and report.html.
+# Usage: see usage() below or docs/throughput.md.
+set -euo pipefail
+invocation="bin/bench.sh throughput${*:+ $*}"
+
+here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+root=$(cd "$here/../.." && pwd)
+# shellcheck source=../../bin/lib/daemon.sh
+. "$root/bin/lib/daemon.sh"
+
+ALL_TARGETS=(kodiak nginx haproxy direct)
+PROXIES=(kodiak nginx haproxy)
+# The path every scale request uses; the proxies forward paths unchanged, so it reaches the stub's servlet.
+STUB_PATH=/ProxiedServiceStub/ServiceStubServlet
+SCALE_PAYLOAD=512
+
+usage() {
+  cat <<USAGE
+usage: bin/bench.sh throughput [--quick] [options]
+
+Measures Kodiak, nginx and HAProxy (and the backend direct, the ceiling) with wrk: req/s, latency,
+errors, each proxy's CPU time per request and resident memory. Results in target/bench/<timestamp>/.
+
+  --quick               small subset: 512 B and 10 KB × 80 and 640 connections, 1 repetition, 5 s runs,
+                        scale 2,000 and 8,000 connections for 6 s (a few minutes in all)
+  --payloads LIST       request and response body sizes, e.g. 512,1k,5k,10k,100k (default: these five)
+  --concurrency LIST    wrk connections per cell (default: 20,40,80,160,320,640,1280,2560)
+  --reps N              measured repetitions per target and cell (default 3; quick 1)
+  --duration S          seconds per measured run (default 10; quick 5)
+  --warmup S            warm-up per target before the matrix, spread over the payloads (default 20; quick 8)
+  --cell-warmup S       unrecorded run per target at the start of each cell (default 2; quick 1; 0: none)
+  --targets LIST        among: ${ALL_TARGETS[*]} (default: all; direct is the backend without a proxy)
+  --scale LIST          connections for the scale runs on the 500 ms stub (default 2000,8000)
+  --scale-duration S    seconds per scale run (default 20; quick 6)
+  --scale-warmup S      warm-up per target before the scale runs (default 10; quick 4)
+  --no-matrix           skip payload × concurrency
+  --no-scale            skip the scale runs
+  --kodiak-conf FILE    HOCON included after the bench's Kodiak config (its keys win); may repeat
+  --no-build            use Kodiak's jar as it is, even when the sources are newer
+  --report DIR          only re-render DIR's report from DIR/runs.tsv
+
+Environment: KODIAK_JAVA_OPTS (extra JVM options for Kodiak), STUB_JAVA_OPTS (for the stubs),
+THROUGHPUT_PORT_BASE (default 9700: backend +0, Kodiak +1, nginx +2, HAProxy +3, stubs +10..+13),
+KODIAK_LAUNCH=auto|proxy.sh|java (auto: bin/proxy.sh when it exists, else java -jar on a copy of the jar).
+USAGE
+}
+
+die() { echo "throughput: $*" >&2; exit 2; }
+progress() { echo "[throughput $(date +%H:%M:%S)] $*"; }
+
+# ---- arguments -------------------------------------------------------------------------------------
+quick=false matrix=true scale=true build=true report_only=""
+payloads_arg="" conc_arg="" reps="" duration="" warmup="" cell_warmup="" targets_arg="" scale_arg=""
+scale_duration="" scale_warmup=""
+kodiak_confs=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) quick=true ;;
+    --payloads) payloads_arg=${2:?--payloads needs a value}; shift ;;
+    --concurrency) conc_arg=${2:?--concurrency needs a value}; shift ;;
+    --reps) reps=${2:?--reps needs a value}; shift ;;
+    --duration) duration=${2:?--duration needs a value}; shift ;;
+    --warmup) warmup=${2:?--warmup needs a value}; shift ;;
+    --cell-warmup) cell_warmup=${2:?--cell-warmup needs a value}; shift ;;
+    --targets) targets_arg=${2:?--targets needs a value}; shift ;;
+    --scale) scale_arg=${2:?--scale needs a value}; shift ;;
+    --scale-duration) scale_duration=${2:?--scale-duration needs a value}; shift ;;
+    --scale-warmup) scale_warmup=${2:?--scale-warmup needs a value}; shift ;;
+    --no-matrix) matrix=false ;;
+    --no-scale) scale=false ;;
+    --kodiak-conf) kodiak_confs+=("$(realpath "${2:?--kodiak-conf needs a file}")"); shift ;;
+    --no-build) build=false ;;
+    --report) report_only=${2:?--report needs a directory}; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; die "unknown argument: $1" ;;
+  esac
+  shift
+done
+
+# "512,1k,100k" → "512 1024 102400"
+parse_sizes() {
+  local item n out=()
+  IFS=, read -r -a items <<<"$1"
+  for item in "${items[@]}"; do
+    case ${item,,} in
+      *k) n=${item%[kK]}; [[ $n =~ ^[0-9]+$ ]] || return 1; n=$((n * 1024)) ;;
+      *) n=$item; [[ $n =~ ^[0-9]+$ ]] || return 1 ;;
+    esac
+    ((n > 0 && n <= 10485760)) || return 1
+    out+=("$n")
+  done
+  echo "${out[*]}"
+}
+parse_counts() {
+  local item out=()
+  IFS=, read -r -a items <<<"$1"
+  for item in "${items[@]}"; do
+    [[ $item =~ ^[1-9][0-9]*$ ]] || return 1
+    out+=("$item")
+  done
+  echo "${out[*]}"
+}
+
+java17=$(daemon_java 17) || die "no JDK 17 found (the report generator and Kodiak need one)"
+report_tool=("$java17" "$here/ThroughputReport.java")
+
+if [ -n "$report_only" ]; then
+  dir=$(realpath "$report_only")
+  [ -f "$dir/runs.tsv" ] || die "$dir/runs.tsv not found"
+  meta=()
+  [ -f "$dir/meta.txt" ] && mapfile -t meta <"$dir/meta.txt"
+  args=()
+  for m in "${meta[@]+"${meta[@]}"}"; do args+=(--meta "$m"); done
+  exec "${report_tool[@]}" --runs "$dir/runs.tsv" --out-dir "$dir" "${args[@]+"${args[@]}"}"
+fi
+
+if $quick; then
+  payloads_arg=${payloads_arg:-512,10k} conc_arg=${conc_arg:-80,640}
+  reps=${reps:-1} duration=${duration:-5} warmup=${warmup:-8} cell_warmup=${cell_warmup:-1}
+  scale_duration=${scale_duration:-6} scale_warmup=${scale_warmup:-4}
+  profile=quick
+else
+  payloads_arg=${payloads_arg:-512,1k,5k,10k,100k} conc_arg=${conc_arg:-20,40,80,160,320,640,1280,2560}
+  reps=${reps:-3} duration=${duration:-10} warmup=${warmup:-20} cell_warmup=${cell_warmup:-2}
+  scale_duration=${scale_duration:-20} scale_warmup=${scale_warmup:-10}
+  profile=full
+fi
+scale_arg=${scale_arg:-2000,8000}
+[ "$invocation" = "bin/bench.sh throughput" ] || [ "$invocation" = "bin/bench.sh throughput --quick" ] || profile=custom
+
+payloads=($(parse_sizes "$payloads_arg")) || die "--payloads: expected sizes such as 512,1k,100k, got '$payloads_arg'"
+concurrency=($(parse_counts "$conc_arg")) || die "--concurrency: expected positive integers, got '$conc_arg'"
+scale_conns=($(parse_counts "$scale_arg")) || die "--scale: expected positive integers, got '$scale_arg'"
+for n in reps duration warmup cell_warmup scale_duration scale_warmup; do
+  [[ ${!n} =~ ^[0-9]+$ ]] || die "--${n//_/-} must be a whole number of seconds or a count, got '${!n}'"
+done
+((reps >= 1 && duration >= 1 && scale_duration >= 1)) || die "--reps, --duration and --scale-duration must be at least 1"
+for c in "${concurrency[@]}" "${scale_conns[@]}"; do
+  ((c >= 2)) || die "connections must be at least 2 (wrk runs two threads)"
+  # wrk holds one file per connection and a process may hold $(ulimit -n) here.
+  ((c <= $(ulimit -n) - 100)) || die "$c connections do not fit in wrk's $(ulimit -n) open files"
+done
+
+targets=()
+if [ -z "$targets_arg" ]; then
+  targets=("${ALL_TARGETS[@]}")
+else
+  IFS=, read -r -a requested <<<"$targets_arg"
+  for t in "${requested[@]}"; do
+    [[ " ${ALL_TARGETS[*]} " == *" $t "* ]] || die "unknown target '$t' (known: ${ALL_TARGETS[*]})"
+    [[ " ${targets[*]} " == *" $t "* ]] || targets+=("$t")
+  done
+fi
+[ ${#targets[@]} -gt 0 ] || die "no targets"
+$matrix || $scale || die "nothing to do (--no-matrix and --no-scale)"
+for f in "${kodiak_confs[@]+"${kodiak_confs[@]}"}"; do [ -f "$f" ] || die "--kodiak-conf $f: no such file"; done
+
+port_base=${THROUGHPUT_PORT_BASE:-9700}
+[[ $port_base =~ ^[0-9]+$ ]] && ((port_base >= 1024 && port_base <= 65500)) || die "THROUGHPUT_PORT_BASE must be a port number"
+declare -A PORT=([backend]=$port_base [kodiak]=$((port_base + 1)) [nginx]=$((port_base + 2)) [haproxy]=$((port_base + 3)))
+declare -A STUB_PORT_OF=([direct]=$((port_base + 10)) [kodiak]=$((port_base + 11)) [nginx]=$((port_base + 12)) [haproxy]=$((port_base + 13)))
+kodiak_launch=${KODIAK_LAUNCH:-auto}
+case $kodiak_launch in auto|proxy.sh|java) ;; *) die "KODIAK_LAUNCH must be auto, proxy.sh or java" ;; esac
+if [ "$kodiak_launch" = auto ]; then
+  kodiak_launch=java
+  [ -x "$root/bin/proxy.sh" ] && kodiak_launch=proxy.sh
+fi
+in_targets() { [[ " ${targets[*]} " == *" $1 "* ]]; }
+
+# ---- tools: installed from Debian when missing ------------------------------------------------------
+missing=()
+command -v wrk >/dev/null || missing+=(wrk)
+command -v curl >/dev/null || missing+=(curl)
+{ $matrix || in_targets nginx; } && ! command -v nginx >/dev/null && ! [ -x /usr/sbin/nginx ] && missing+=(nginx)
+in_targets haproxy && ! command -v haproxy >/dev/null && ! [ -x /usr/sbin/haproxy ] && missing+=(haproxy)
+if [ ${#missing[@]} -gt 0 ]; then
+  [ "$(id -u)" = 0 ] || die "missing ${missing[*]}; install them with: apt-get install ${missing[*]}"
+  progress "installing ${missing[*]} from Debian"
+  apt-get update -q >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+fi
+export PATH=$PATH:/usr/sbin
+hz=$(getconf CLK_TCK)
+ncpu=$(nproc)
+
+# ---- the run's directory ---------------------------------------------------------------------------
+stamp=$(date +%Y%m%d-%H%M%S)
+out=$root/target/bench/$stamp
+suffix=1
+while [ -e "$out" ]; do out=$root/target/bench/$stamp-$((suffix++)); done
+mkdir -p "$out/logs" "$out/run"
+ln -sfn "$(basename "$out")" "$root/target/bench/latest-throughput"
+runs=$out/runs.tsv
+printf '%s\n' "phase	target	payload	connections	repetition	position	planned_s	requests	duration_us	bytes	err_connect	err_read	err_write	err_status	err_timeout	mean_us	p50_us	p75_us	p90_us	p95_us	p99_us	max_us	proxy_user_ticks	proxy_sys_ticks	upstream_ticks	wrk_ticks	machine_busy_ticks	machine_total_ticks	wall_us	rss_kb	fds	hz	note" >"$runs"
+
+# ---- cleanup: stop what this run started, by pid, also on Ctrl-C and errors -------------------------
+started=()   # services started by this run, in start order
+job_pid=""   # the bounded wrk run in progress (a subshell around timeout + wrk)
+
+stop_job() {
+  [ -n "$job_pid" ] || return 0
+  local child
+  for child in $(ps -o pid= --ppid "$job_pid" 2>/dev/null); do kill -TERM "$child" 2>/dev/null || true; done
+  wait "$job_pid" 2>/dev/null || true
+  job_pid=""
+}
+
+cleanup() {
+  local rc=$? i
+  trap - EXIT INT TERM
+  stop_job
+  for ((i = ${#started[@]} - 1; i >= 0; i--)); do
+    service_stop "${started[i]}" || true
+  done
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'echo; progress "interrupted"; exit 130' INT
+trap 'progress "terminated"; exit 143' TERM
+
+# ---- services --------------------------------------------------------------------------------------
+# Each service lives in $out/run/<name>/ and is recorded by pid file plus a marker on its command line.
+nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+haproxy_bin=$(command -v haproxy || echo /usr/sbin/haproxy)
+kodiak_dist=""
+
+# The Kodiak jar Maven builds (not a sources or test jar).
+kodiak_jar() {
+  local j
+  for j in "$root"/target/kodiak.jar "$root"/target/kodiak-*.jar; do
+    [ -f "$j" ] || continue
+    case $j in *-sources.jar|*-javadoc.jar|*-tests.jar) continue ;; esac
+    echo "$j"
+    return 0
+  done
+  return 1
+}
+
+# Builds Kodiak when its jar is missing or older than the sources; keeps a copy of jar and libraries in
+# the run's directory, so that a rebuild during the run cannot change the classes under a running JVM.
+prepare_kodiak() {
+  local jar="" log=$out/logs/build.log
+  jar=$(kodiak_jar) || jar=""
+  if $build && { [ -z "$jar" ] || [ ! -d "$root/target/lib" ] ||
+      [ -n "$(find "$root/src/main" "$root/pom.xml" -newer "$jar" -print -quit 2>/dev/null)" ]; }; then
+    progress "build Kodiak: the sources are newer than its jar (mvn -Dmaven.test.skip=true package; logs/build.log)"
+    if ! JAVA_HOME=$(dirname "$(dirname "$(readlink -f "$java17")")") \
+        timeout 900 mvn -B -q -f "$root/pom.xml" -Dmaven.test.skip=true package >"$log" 2>&1; then
+      jar=$(kodiak_jar) || jar=""
+      [ -n "$jar" ] || { tail -n 30 "$log" >&2; die "building Kodiak failed and there is no jar to fall back on"; }
+      progress "WARNING: building Kodiak failed (logs/build.log); measuring the existing jar of $(date -r "$jar" '+%F %T')"
+      kodiak_build_note="build failed, measured the jar of $(date -r "$jar" '+%F %T')"
+    fi
+    jar=$(kodiak_jar) || die "no Kodiak jar in target/ after the build"
+  fi
+  [ -n "$jar" ] || die "no Kodiak jar in target/ (run without --no-build)"
+  kodiak_dist=$out/run/kodiak-dist
+  mkdir -p "$kodiak_dist/lib"
+  cp "$jar" "$kodiak_dist/kodiak.jar"
+  cp "$root"/target/lib/*.jar "$kodiak_dist/lib/"
+  kodiak_jar_info="$(basename "$jar") of $(date -r "$jar" '+%F %T')"
+}
+
+# The upstream port of a proxy in the current phase.
+upstream_port() {
+  if [ "$phase" = matrix ]; then echo "${PORT[backend]}"; else echo "${STUB_PORT_OF[$1]}"; fi
+}
+
+start_backend() {
+  local base=$out/run/backend size
+  mkdir -p "$base/logs" "$base/tmp" "$base/www"
+  for size in "${payloads[@]}"; do head -c "$size" /dev/zero | tr '\0' 'b' >"$base/www/$size"; done
+  sed -e "s#@BASE@#$base#g" -e "s#@PORT@#${PORT[backend]}#g" "$here/backend.nginx.conf" >"$base/nginx.conf"
+  "$nginx_bin" -t -q -p "$base/" -c "$base/nginx.conf" -e "$base/logs/error.log" >>"$base/logs/console.log" 2>&1 \
+    || { tail -n 10 "$base/logs/console.log" >&2; return 1; }
+  daemon_start "backend (nginx)" "$base/daemon.pid" "$base/logs/console.log" "-p $base/" 127.0.0.1 "${PORT[backend]}" 30 -- \
+    "$nginx_bin" -p "$base/" -c "$base/nginx.conf" -e "$base/logs/error.log"
+}
+
+start_nginx() {
+  local base=$out/run/nginx-$phase
+  mkdir -p "$base/logs" "$base/tmp"
+  sed -e "s#@BASE@#$base#g" -e "s#@PORT@#${PORT[nginx]}#g" -e "s#@UPSTREAM_PORT@#$(upstream_port nginx)#g" \
+    "$here/nginx.conf" >"$base/nginx.conf"
+  "$nginx_bin" -t -q -p "$base/" -c "$base/nginx.conf" -e "$base/logs/error.log" >>"$base/logs/console.log" 2>&1 \
+    || { tail -n 10 "$base/logs/console.log" >&2; return 1; }
+  daemon_start nginx "$base/daemon.pid" "$base/logs/console.log" "-p $base/" 127.0.0.1 "${PORT[nginx]}" 30 -- \
+    "$nginx_bin" -p "$base/" -c "$base/nginx.conf" -e "$base/logs/error.log"
+}
+
+start_haproxy() {
+  local base=$out/run/haproxy-$phase
+  mkdir -p "$base/logs"
+  sed -e "s#@PORT@#${PORT[haproxy]}#g" -e "s#@UPSTREAM_PORT@#$(upstream_port haproxy)#g" \
+    "$here/haproxy.cfg" >"$base/haproxy.cfg"
+  "$haproxy_bin" -c -q -f "$base/haproxy.cfg" >>"$base/logs/console.log" 2>&1 \
+    || { tail -n 10 "$base/logs/console.log" >&2; return 1; }
+  # -db: foreground without a master process, so the recorded pid is the proxy itself.
+  daemon_start haproxy "$base/daemon.pid" "$base/logs/console.log" "-C $base" 127.0.0.1 "${PORT[haproxy]}" 30 -- \
+    "$haproxy_bin" -db -C "$base" -f "$base/haproxy.cfg"
+}
+
+kodiak_java_opts() {
+  echo "-Dlogback.configurationFile=$here/logback.xml${KODIAK_JAVA_OPTS:+ $KODIAK_JAVA_OPTS}"
+}
+
+start_kodiak() {
+  local base=$out/run/kodiak-$phase f
+  mkdir -p "$base/logs"
+  sed -e "s#@PORT@#${PORT[kodiak]}#g" -e "s#@UPSTREAM_PORT@#$(upstream_port kodiak)#g" "$here/kodiak.conf" >"$base/kodiak.conf"
+  for f in "${kodiak_confs[@]+"${kodiak_confs[@]}"}"; do echo "include file(\"$f\")" >>"$base/kodiak.conf"; done
+  if [ "$kodiak_launch" = proxy.sh ]; then
+    PROXY_CONF=$base/kodiak.conf PROXY_BASE=$base JAVA_OPTS=$(kodiak_java_opts) "$root/bin/proxy.sh" start \
+      >>"$base/logs/console.log" 2>&1 || { tail -n 15 "$base/logs/console.log" >&2; return 1; }
+    [ -f "$base/proxy.pid" ] || { echo "bin/proxy.sh wrote no $base/proxy.pid" >&2; return 1; }
+  else
+    local opts
+    # JAVA_OPTS-style list: word splitting is intended.
+    # shellcheck disable=SC2206
+    opts=($(kodiak_java_opts))
+    daemon_start kodiak "$base/daemon.pid" "$base/logs/console.log" "-c $base/kodiak.conf" 127.0.0.1 "${PORT[kodiak]}" 90 -- \
+      "$java17" "${opts[@]}" -jar "$kodiak_dist/kodiak.jar" -c "$base/kodiak.conf"
+  fi
+}
+
+start_stub() {
+  local target=$1
+  STUB_BASE=$out/run/stub-$target STUB_PORT=${STUB_PORT_OF[$target]} STUB_DELAY_MS=500 STUB_MODE=async \
+    STUB_HOST=127.0.0.1 JAVA_OPTS=${STUB_JAVA_OPTS:-} "$root/bin/stub.sh" start >>"$out/logs/services.log" 2>&1 \
+    || { tail -n 15 "$out/logs/services.log" >&2; return 1; }
+}
+
+# The pid file of a service, for CPU and memory accounting.
+service_pidfile() {
+  case $1 in
+    backend) echo "$out/run/backend/daemon.pid" ;;
+    stub-*) echo "$out/run/$1/stub.pid" ;;
+    kodiak-*) if [ "$kodiak_launch" = proxy.sh ]; then echo "$out/run/$1/proxy.pid"; else echo "$out/run/$1/daemon.pid"; fi ;;
+    *) echo "$out/run/$1/daemon.pid" ;;
+  esac
+}
+
+service_start() {
+  local service=$1
+  started+=("$service")   # before it is up, so that Ctrl-C during a slow start still stops it
+  progress "start $service"
+  local rc=0
+  case $service in
+    backend) start_backend >>"$out/logs/services.log" 2>&1 || rc=$? ;;
+    stub-*) start_stub "${service#stub-}" || rc=$? ;;
+    kodiak-*) start_kodiak >>"$out/logs/services.log" 2>&1 || rc=$? ;;
+    nginx-*) start_nginx >>"$out/logs/services.log" 2>&1 || rc=$? ;;
+    haproxy-*) start_haproxy >>"$out/logs/services.log" 2>&1 || rc=$? ;;
+  esac
+  if [ "$rc" != 0 ]; then
+    echo "throughput: $service did not start; last lines of logs/services.log:" >&2
+    tail -n 15 "$out/logs/services.log" | sed 's/^/    /' >&2
+    return 1
+  fi
+}
+
+service_stop() {
+  local service=$1 remaining=() s
+  progress "stop $service"
+  case $service in
+    stub-*) STUB_BASE=$out/run/$service "$root/bin/stub.sh" stop >>"$out/logs/services.log" 2>&1 || true ;;
+    kodiak-*)
+      if [ "$kodiak_launch" = proxy.sh ]; then
+        PROXY_BASE=$out/run/$service PROXY_CONF=$out/run/$service/kodiak.conf "$root/bin/proxy.sh" stop >>"$out/logs/services.log" 2>&1 || true
+      else
+        daemon_stop kodiak "$out/run/$service/daemon.pid" "-c $out/run/$service/kodiak.conf" 30 >>"$out/logs/services.log" 2>&1 || true
+      fi
+      ;;
+    backend) daemon_stop "backend (nginx)" "$out/run/backend/daemon.pid" "-p $out/run/backend/" 30 >>"$out/logs/services.log" 2>&1 || true ;;
+    nginx-*) daemon_stop nginx "$out/run/$service/daemon.pid" "-p $out/run/$service/" 30 >>"$out/logs/services.log" 2>&1 || true ;;
+    haproxy-*) daemon_stop haproxy "$out/run/$service/daemon.pid" "-C $out/run/$service" 30 >>"$out/logs/services.log" 2>&1 || true ;;
+  esac
+  for s in "${started[@]}"; do [ "$s" = "$service" ] || remaining+=("$s"); done
+  started=("${remaining[@]+"${remaining[@]}"}")
+}
+
+# ---- /proc accounting ------------------------------------------------------------------------------
+# A pid and all its descendants (nginx's master and workers; a JVM is one process).
+tree_pids() {
+  local rootpid=$1
+  ps -e -o pid=,ppid= | awk -v r="$rootpid" '
+    { parent[$1] = $2 }
+    END {
+      want[r] = 1; n = 1
+      while (n) { n = 0; for (p in parent) if (!(p in want) && (parent[p] in want)) { want[p] = 1; n = 1 } }
+      for (p in want) print p
+    }'
+}
+
+# The root pid of SERVICE, or nothing when it is not running.
+service_pid() {
+  local f
+  f=$(service_pidfile "$1")
+  [ -f "$f" ] || return 1
+  local pid
+  pid=$(tr -dc '0-9' <"$f")
+  [ -n "$pid" ] && [ -d "/proc/$pid" ] && echo "$pid"
+}
+
+# "user system" clock ticks summed over PIDS (utime and stime cover every thread of a process).
+proc_ticks() {
+  local u=0 s=0 pid line rest
+  local -a f
+  for pid in "$@"; do
+    read -r line <"/proc/$pid/stat" 2>/dev/null || continue
+    rest=${line##*) }
+    read -r -a f <<<"$rest"
+    u=$((u + f[11])) s=$((s + f[12]))
+  done
+  echo "$u $s"
+}
+
+# Resident kB summed over PIDS.
+proc_rss_kb() {
+  local total=0 pid key value _
+  for pid in "$@"; do
+    while read -r key value _; do
+      [ "$key" = VmRSS: ] && { total=$((total + value)); break; }
+    done <"/proc/$pid/status" 2>/dev/null || true
+  done
+  echo "$total"
+}
+
+proc_fds() {
+  local total=0 pid
+  local -a fds
+  for pid in "$@"; do
+    fds=("/proc/$pid/fd/"*)
+    [ -e "${fds[0]}" ] && total=$((total + ${#fds[@]}))
+  done
+  echo "$total"
+}
+
+# "busy total" ticks of the whole machine from /proc/stat.
+machine_ticks() {
+  local cpu user nice system idle iowait irq softirq steal rest
+  read -r cpu user nice system idle iowait irq softirq steal rest </proc/stat
+  echo "$((user + nice + system + irq + softirq)) $((user + nice + system + idle + iowait + irq + softirq + steal))"
+}
+
+# ---- wrk -------------------------------------------------------------------------------------------
+# run_wrk LOG CPUFILE SECONDS CONNECTIONS URL PAYLOAD [PATH]: starts a bounded wrk in the background
+# (job_pid). The subshell around it reads its own cutime+cstime after waiting for wrk: that is wrk's CPU.
+run_wrk() {
+  local log=$1 cpufile=$2 seconds=$3 conns=$4 url=$5 payload=$6 path=${7:-}
+  (
+    rc=0
+    timeout -k 5 $((seconds + 60)) wrk -t2 -c "$conns" -d "${seconds}s" --timeout 10s -s "$here/wrk.lua" "$url" \
+      -- "$payload" ${path:+"$path"} >"$log" 2>&1 </dev/null || rc=$?
+    read -r line <"/proc/$BASHPID/stat"
+    rest=${line##*) }
+    read -r -a f <<<"$rest"
+    echo "$((f[13] + f[14]))" >"$cpufile"
+    exit "$rc"
+  ) &
+  job_pid=$!
+}
+
+wait_wrk() {
+  local rc=0
+  wait "$job_pid" || rc=$?
+  job_pid=""
+  return "$rc"
+}
+
+# Target → URL base, the proxy service (empty for direct) and the upstream service of the current phase.
+target_port() { if [ "$1" = direct ]; then upstream_port_direct; else echo "${PORT[$1]}"; fi; }
+upstream_port_direct() { if [ "$phase" = matrix ]; then echo "${PORT[backend]}"; else echo "${STUB_PORT_OF[direct]}"; fi; }
+proxy_service() { [ "$1" = direct ] || echo "$1-$phase"; }
+upstream_service() { if [ "$phase" = matrix ]; then echo backend; else echo "stub-$1"; fi; }
+
+# An unrecorded run (warm-ups).
+warm() {
+  local target=$1 seconds=$2 conns=$3 payload=$4 path=${5:-} name
+  name=$phase-$target-$payload-$conns-warm
+  run_wrk "$out/logs/wrk/$name.log" "$out/logs/wrk/$name.cpu" "$seconds" "$conns" \
+    "http://127.0.0.1:$(target_port "$target")" "$payload" "$path"
+  wait_wrk || true
+}
+
+# measure TARGET PAYLOAD CONNS REP POSITION SECONDS [PATH]: one recorded run, one row in runs.tsv.
+measure() {
+  local target=$1 payload=$2 conns=$3 rep=$4 position=$5 seconds=$6 path=${7:-}
+  local name=$phase-$target-$payload-$conns-r$rep
+  local log=$out/logs/wrk/$name.log cpufile=$out/logs/wrk/$name.cpu
+  local proxy_root="" upstream_root="" proxy_pids=() upstream_pids=() note=""
+  local svc
+  svc=$(proxy_service "$target")
+  if [ -n "$svc" ]; then
+    proxy_root=$(service_pid "$svc") || note="$svc is not running"
+    [ -n "$proxy_root" ] && mapfile -t proxy_pids < <(tree_pids "$proxy_root")
+  fi
+  upstream_root=$(service_pid "$(upstream_service "$target")") || note="${note:+$note; }upstream is not running"
+  [ -n "$upstream_root" ] && mapfile -t upstream_pids < <(tree_pids "$upstream_root")
+
+  local p0 u0 m0 p1 u1 m1 t0 t1 rss=0 r fds=0 half
+  read -r -a p0 <<<"$(proc_ticks "${proxy_pids[@]+"${proxy_pids[@]}"}")"
+  read -r -a u0 <<<"$(proc_ticks "${upstream_pids[@]+"${upstream_pids[@]}"}")"
+  read -r -a m0 <<<"$(machine_ticks)"
+  t0=${EPOCHREALTIME/./}
+  run_wrk "$log" "$cpufile" "$seconds" "$conns" "http://127.0.0.1:$(target_port "$target")" "$payload" "$path"
+  # Resident memory is the largest of one-second samples while the connections are open; the open files
+  # are sampled once, past the middle of the run.
+  half=$((seconds * 6 / 10))
+  local waited=0
+  while kill -0 "$job_pid" 2>/dev/null; do
+    sleep 1
+    waited=$((waited + 1))
+    if [ ${#proxy_pids[@]} -gt 0 ]; then
+      r=$(proc_rss_kb "${proxy_pids[@]}")
+      ((r > rss)) && rss=$r
+      [ "$waited" = "$half" ] && fds=$(proc_fds "${proxy_pids[@]}")
+    fi
+  done
+  local wrk_rc=0
+  wait_wrk || wrk_rc=$?
+  t1=${EPOCHREALTIME/./}
+  # Let the proxy finish closing the connections wrk dropped: that work belongs to this run.
+  sleep 0.3
+  read -r -a p1 <<<"$(proc_ticks "${proxy_pids[@]+"${proxy_pids[@]}"}")"
+  read -r -a u1 <<<"$(proc_ticks "${upstream_pids[@]+"${upstream_pids[@]}"}")"
+  read -r -a m1 <<<"$(machine_ticks)"
+  if [ ${#proxy_pids[@]} -gt 0 ]; then
+    r=$(proc_rss_kb "${proxy_pids[@]}")
+    ((r > rss)) && rss=$r
+    ((fds > 0)) || fds=$(proc_fds "${proxy_pids[@]}")
+  fi
+
+  local result wrk_ticks
+  result=$(grep -m1 '^RESULT ' "$log" || true)
+  wrk_ticks=$(cat "$cpufile" 2>/dev/null || echo 0)
+  [ "$wrk_rc" = 0 ] || note="${note:+$note; }wrk exit $wrk_rc"
+  [ -n "$result" ] || { note="${note:+$note; }no wrk result: $(tail -n 1 "$log" | tr '\t' ' ')"; result="RESULT"; }
+  declare -A v=([requests]=0 [duration_us]=0 [bytes]=0 [connect]=0 [read]=0 [write]=0 [status]=0 [timeout]=0
+                [mean_us]=- [p50_us]=- [p75_us]=- [p90_us]=- [p95_us]=- [p99_us]=- [max_us]=-)
+  local kv
+  for kv in ${result#RESULT}; do v[${kv%%=*}]=${kv#*=}; done
+  local pu=- ps=- rss_out=- fds_out=-
+  if [ ${#proxy_pids[@]} -gt 0 ]; then
+    pu=$((p1[0] - p0[0])) ps=$((p1[1] - p0[1])) rss_out=$rss fds_out=$fds
+  fi
+  local ut=$(((u1[0] + u1[1]) - (u0[0] + u0[1]))) pt=0
+  [ "$pu" = - ] || pt=$((pu + ps))
+  printf '%s\n' "$phase	$target	$payload	$conns	$rep	$position	$seconds	${v[requests]}	${v[duration_us]}	${v[bytes]}	${v[connect]}	${v[read]}	${v[write]}	${v[status]}	${v[timeout]}	${v[mean_us]}	${v[p50_us]}	${v[p75_us]}	${v[p90_us]}	${v[p95_us]}	${v[p99_us]}	${v[max_us]}	$pu	$ps	$ut	$wrk_ticks	$((m1[0] - m0[0]))	$((m1[1] - m0[1]))	$((t1 - t0))	$rss_out	$fds_out	$hz	$note" >>"$runs"
+
+  # One progress line: req/s, CPU per request, p99, errors, and how busy the rest of the machine was.
+  awk -v t="$target" -v pl="$payload" -v c="$conns" -v rep="$rep" -v reps="$reps_now" -v n="${v[requests]}" -v d="${v[duration_us]}" \
+      -v pu="$pu" -v ps="$ps" -v hz="$hz" -v p99="${v[p99_us]}" -v st="${v[status]}" \
+      -v se="$((v[connect] + v[read] + v[write] + v[timeout]))" -v rss="$rss_out" \
+      -v other="$(((m1[0] - m0[0]) - pt - ut - wrk_ticks))" -v total="$((m1[1] - m0[1]))" -v note="$note" '
+    BEGIN {
+      rps = d > 0 ? n / (d / 1e6) : 0
+      cpu = (pu != "-" && n > 0) ? sprintf("%6.1f µs/req", (pu + ps) * 1e6 / hz / n) : "      —     "
+      mem = rss != "-" ? sprintf("%5.0f MB", rss / 1024) : "        "
+      printf "  %-7s %7s B × %-5s rep %s/%s  %9.0f req/s  cpu %s  p99 %8.2f ms  errors %s+%s  %s  other-cpu %3.0f%%%s\n",
+        t, pl, c, rep, reps, rps, cpu, (p99 == "-" ? 0 : p99 / 1000), st, se, mem,
+        (total > 0 ? 100 * other / total : 0), (note != "" ? "  (" note ")" : "")
+    }'
+}
+
+# ---- preflight: every target answers every payload correctly, on a kept-alive connection ------------
+preflight_matrix() {
+  local target size url line failed=0
+  for target in "${targets[@]}"; do
+    for size in "${payloads[@]}"; do
+      url="http://127.0.0.1:$(target_port "$target")/$size"
+      # Two requests on one connection: both must be 200 with exactly SIZE body bytes, the second reusing it.
+      line=$(curl -sS -H 'Expect:' -H 'Content-Type: application/octet-stream' --max-time 10 \
+        --data-binary "@$out/run/backend/www/$size" -o /dev/null -o /dev/null \
+        -w '%{http_code}:%{size_download}:%{num_connects} ' "$url" "$url" 2>&1) || true
+      if [ "$line" != "200:$size:1 200:$size:0 " ]; then
+        progress "PREFLIGHT $target $size B: expected '200:$size:1 200:$size:0' (status:bytes:new connections), got '$line'"
+        failed=1
+        preflight_notes+=("$target $size B: $line")
+      fi
+    done
+  done
+  [ "$failed" = 0 ] && progress "preflight: every target returns 200 and the payload's size for every payload, with keep-alive"
+  return 0
+}
+
+preflight_scale() {
+  local target body
+  for target in "${targets[@]}"; do
+    body=$(curl -sS -H 'Expect:' --max-time 10 --data-binary 'preflight' "http://127.0.0.1:$(target_port "$target")$STUB_PATH" 2>&1) || true
+    if [[ $body != preflight-appended\ by\ servlet* ]]; then
+      progress "PREFLIGHT scale $target: unexpected answer '${body:0:120}'"
+      preflight_notes+=("scale $target: ${body:0:120}")
+    fi
+  done
+}
+
+# The order of the targets in run N of a cell: rotated, so no target is always first or last.
+rotation() {
+  local k=$1 n=${#targets[@]} i
+  order=()
+  for ((i = 0; i < n; i++)); do order+=("${targets[(i + k) % n]}"); done
+}
+
+# ---- the run ---------------------------------------------------------------------------------------
+mkdir -p "$out/logs/wrk"
+preflight_notes=()
+kodiak_build_note="" kodiak_jar_info=""
+started_at=$SECONDS
+reps_now=$reps
+
+progress "profile $profile; targets ${targets[*]}; results in $out"
+if $matrix; then
+  progress "matrix: payloads ${payloads[*]} B × connections ${concurrency[*]}; $reps × ${duration}s per target and cell"
+fi
+if $scale; then
+  progress "scale: ${scale_conns[*]} connections on a 500 ms stub; $reps × ${scale_duration}s per target"
+fi
+if in_targets kodiak; then
+  prepare_kodiak
+  progress "Kodiak: $kodiak_jar_info, started with $kodiak_launch"
+fi
+
+if $matrix; then
+  phase=matrix
+  service_start backend || exit 1
+  for t in "${PROXIES[@]}"; do in_targets "$t" && { service_start "$t-matrix" || exit 1; }; done
+  preflight_matrix
+
+  # JIT and pools warm up before anything is recorded: every payload once per target, same time for all.
+  per=$(( ${#payloads[@]} > 0 ? (warmup + ${#payloads[@]} - 1) / ${#payloads[@]} : 0 ))
+  if ((warmup > 0)); then
+    progress "warm-up: ${per}s per payload and target at 80 connections (not recorded)"
+    for t in "${targets[@]}"; do
+      for size in "${payloads[@]}"; do warm "$t" "$per" 80 "$size"; done
+    done
+  fi
+
+  cell=0
+  cells=$((${#payloads[@]} * ${#concurrency[@]}))
+  for size in "${payloads[@]}"; do
+    for c in "${concurrency[@]}"; do
+      cell=$((cell + 1))
+      progress "cell $cell/$cells: $size B × $c connections"
+      if ((cell_warmup > 0)); then
+        rotation "$cell"
+        for t in "${order[@]}"; do warm "$t" "$cell_warmup" "$c" "$size"; done
+      fi
+      for ((rep = 1; rep <= reps; rep++)); do
+        rotation $((cell + rep - 1))
+        pos=0
+        for t in "${order[@]}"; do
+          pos=$((pos + 1))
+          measure "$t" "$size" "$c" "$rep" "$pos" "$duration"
+        done
+      done
+    done
+  done
+  for t in "${PROXIES[@]}"; do in_targets "$t" && service_stop "$t-matrix"; done
+  service_stop backend
+fi
+
+if $scale; then
+  phase=scale
+  # One stub per target: the idle upstream connections one proxy keeps after its 8,000-connection run would
+  # otherwise crowd the next target's connections out of a shared stub's 20,000 files.
+  for t in "${targets[@]}"; do service_start "stub-$t" || exit 1; done
+  # Fresh proxies, so resident memory reflects the scale runs and not the matrix before them.
+  for t in "${PROXIES[@]}"; do in_targets "$t" && { service_start "$t-scale" || exit 1; }; done
+  preflight_scale
+  if ((scale_warmup > 0)); then
+    progress "warm-up: ${scale_warmup}s per target at ${scale_conns[0]} connections (not recorded)"
+    for t in "${targets[@]}"; do warm "$t" "$scale_warmup" "${scale_conns[0]}" "$SCALE_PAYLOAD" "$STUB_PATH"; done
+  fi
+  cell=0
+  for c in "${scale_conns[@]}"; do
+    cell=$((cell + 1))
+    progress "scale $cell/${#scale_conns[@]}: $c connections, 500 ms upstream (ceiling $((c * 2)) req/s)"
+    for ((rep = 1; rep <= reps; rep++)); do
+      rotation $((cell + rep - 1))
+      pos=0
+      for t in "${order[@]}"; do
+        pos=$((pos + 1))
+        measure "$t" "$SCALE_PAYLOAD" "$c" "$rep" "$pos" "$scale_duration" "$STUB_PATH"
+        # Give the closing connections of one target a moment before the next target's connection storm.
+        sleep 1
+      done
+    done
+  done
+  for t in "${PROXIES[@]}"; do in_targets "$t" && service_stop "$t-scale"; done
+  for t in "${targets[@]}"; do service_stop "stub-$t"; done
+fi
+
+elapsed=$((SECONDS - started_at))
+progress "measured in $((elapsed / 60)) min $((elapsed % 60)) s"
+
+# ---- report ----------------------------------------------------------------------------------------
+commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+git -C "$root" diff --quiet HEAD -- src pom.xml 2>/dev/null || commit="$commit (with uncommitted changes in src/ or pom.xml)"
+meta=(
+  "date=$(date '+%Y-%m-%d %H:%M %Z')"
+  "command=$invocation"
+  "profile=$profile; ${reps} repetition(s); matrix runs ${duration}s after a ${warmup}s warm-up per target and a ${cell_warmup}s unrecorded run per target and cell; scale runs ${scale_duration}s after ${scale_warmup}s"
+  "load=wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}') -t2, keep-alive, POST bodies of the payload size (the backend answers the same size), --timeout 10s; targets alternate within each cell"
+  "machine=$ncpu cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(uname -sr), open files per process $(ulimit -n); load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
+  "peers=$("$nginx_bin" -v 2>&1 | sed 's/.*version: //'), $("$haproxy_bin" -v 2>/dev/null | head -1 | awk '{print "HAProxy " $3}'), $("$java17" -version 2>&1 | head -1)"
+  "Kodiak=commit $commit; ${kodiak_jar_info:-not measured}; launched with $kodiak_launch; JAVA_OPTS $(kodiak_java_opts)${kodiak_confs[*]:+; extra config ${kodiak_confs[*]}}${kodiak_build_note:+; $kodiak_build_note}"
+  "duration=measured in $((elapsed / 60)) min $((elapsed % 60)) s"
+  "caveat=wrk, the proxy and the backend share the machine's cores: req/s measures the whole box and moves with other load (see the other-CPU column); CPU µs per request is the proxy's own cost and holds better"
+)
+for n in "${preflight_notes[@]+"${preflight_notes[@]}"}"; do meta+=("preflight failure=$n"); done
+printf '%s\n' "${meta[@]}" >"$out/meta.txt"
+args=()
+for m in "${meta[@]}"; do args+=(--meta "$m"); done
+echo
+"${report_tool[@]}" --runs "$runs" --out-dir "$out" "${args[@]}"
+echo
+echo "report: $out/report.md"
+echo "        $out/report.html"
