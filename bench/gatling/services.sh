@@ -69,7 +69,11 @@ bench_service_ctl() {
   case $service in
     # JAVA_OPTS is meant for Kodiak; the stub gets its own.
     stub) JAVA_OPTS=${STUB_JAVA_OPTS:-} STUB_BASE=$base/stub STUB_PORT=$(bench_port stub) "$script" "$action" ;;
-    kodiak) PROXY_CONF=$(bench_kodiak_conf "$base/kodiak") PROXY_BASE=$base/kodiak "$script" "$action" ;;
+    # No access log, like the nginx and HAProxy bench configs; the caller's JAVA_OPTS come last and win.
+    kodiak)
+      JAVA_OPTS="-Dlogback.configurationFile=$root/bench/kodiak/logback.xml ${JAVA_OPTS:-}" \
+        PROXY_CONF=$(bench_kodiak_conf "$base/kodiak") PROXY_BASE=$base/kodiak "$script" "$action"
+      ;;
     mule)
       MULE_BASE=$base/mule MULE_STUB_PORT=$(bench_port stub) \
         MULE_PORT_PATTERN=$(bench_port mule-pattern) MULE_PORT_JETTY=$(bench_port mule-jetty) \
