@@ -28,6 +28,12 @@ import java.util.concurrent.TimeoutException;
  * HttpHandler layer, so request and response buffers pass between the two sides as they are.
  */
 public final class ProxyListener {
+    /**
+     * Bytes queued for one client before reads from its upstream pause (back-pressure). Grizzly's
+     * default is 4x the socket send buffer, several MiB on loopback: too much per connection for a
+     * proxy that holds thousands of them.
+     */
+    public static final int WRITE_QUEUE_LIMIT = 256 * 1024;
     private final ProxyConfig.Listener settings;
     private final TCPNIOTransport transport;
     private final Drain drain;
@@ -63,6 +69,7 @@ public final class ProxyListener {
                     .setMaxPoolSize(settings.workerThreads()));
         }
         transport = builder.build();
+        transport.getAsyncQueueIO().getWriter().setMaxPendingBytesPerConnection(WRITE_QUEUE_LIMIT);
         transport.setName("kodiak-listener");
         transport.setProcessor(chain.build());
         transport.addShutdownListener(new DrainOnShutdown());

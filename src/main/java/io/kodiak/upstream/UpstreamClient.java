@@ -24,6 +24,7 @@ import java.util.Map;
 public final class UpstreamClient {
     /** Large enough for any sane upstream response header; beyond it the upstream is answered with 502. */
     private static final int MAX_RESPONSE_HEADER_SIZE = 64 * 1024;
+    private static final int WRITE_QUEUE_LIMIT = 256 * 1024;
 
     private final TCPNIOTransport transport;
     private final Map<String, UpstreamPool> poolsByOrigin = new LinkedHashMap<>();
@@ -42,6 +43,8 @@ public final class UpstreamClient {
                 .setConnectionTimeout((int) Math.min(Integer.MAX_VALUE, config.upstream().connectTimeout().toMillis()))
                 .build();
         transport.setProcessor(chain.build());
+        // Same bound as the client side: bytes queued for one upstream before client reads pause.
+        transport.getAsyncQueueIO().getWriter().setMaxPendingBytesPerConnection(WRITE_QUEUE_LIMIT);
         transport.setName("kodiak-upstream");
 
         ProxyConfig.Upstream settings = config.upstream();

@@ -1,0 +1,247 @@
+#!/usr/bin/env bash
+# bin/bench.sh core [--quick] [--only essence|cost|heap] — the core's three measurements, each side by side in one run:
+#   essence  the original scenario's essence: a 500 ms stub, 200 keep-alive clients, POST "test1";
+#            Kodiak against going direct (req/s ratio, p99 added, errors), alternating, repeated
+#   cost     a zero-delay backend (nginx returning a fixed body), 100 B POST, 200 connections;
+#            Kodiak against nginx as a keep-alive proxy: req/s and CPU microseconds per request
+#   heap     Kodiak started with -Xmx64m moving 100 MiB up and 100 MiB down (read at 20 MB/s);
+#            peak heap and old-generation use against the same transfers at 10 MiB
+# Writes target/bench/core-<timestamp>/{results.json,report.md} and prints the report.
+# Loopback only; every load run is bounded; everything started is stopped by pid on exit.
+set -euo pipefail
+root=$(cd -P "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
+source "$root/bin/lib/daemon.sh"
+cd "$root"
+
+quick=false
+only=all
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) quick=true ;;
+    --only) shift; only=${1:-}
+            case $only in essence|cost|heap) ;; *) echo "bench core: --only takes essence, cost or heap" >&2; exit 2 ;; esac ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    *) echo "bench core: unknown option $1 (expected --quick, --only PART)" >&2; exit 2 ;;
+  esac
+  shift
+done
+wanted() { [ "$only" = all ] || [ "$only" = "$1" ]; }
+if $quick; then warm=5; measure=8; rounds=1; else warm=15; measure=20; rounds=3; fi
+
+stamp=$(date +%Y%m%d-%H%M%S)
+out=$root/target/bench/core-$stamp
+mkdir -p "$out"
+say() { printf '[core %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
+
+STUB_PORT=9801; KODIAK_PORT=9802; BACKEND_PORT=9803; NGINX_PORT=9804; BULK_PORT=9805; HEAP_KODIAK_PORT=9806
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  [ -f "$out/nginx/nginx.pid" ] && kill -TERM "$(cat "$out/nginx/nginx.pid")" 2>/dev/null || true
+  STUB_BASE=$out/stub "$root/bin/stub.sh" stop >/dev/null 2>&1 || true
+}
+trap cleanup EXIT INT TERM
+
+for tool in wrk nginx curl; do
+  command -v "$tool" >/dev/null || { say "installing $tool"; apt-get update -qq >/dev/null; apt-get install -y -qq "$tool" >/dev/null; }
+done
+if [ ! -d target/lib ] || [ ! -d target/classes/io/kodiak ]; then
+  say "building Kodiak…"; mvn -B -q -DskipTests package > "$out/build.log" 2>&1
+fi
+java=$(daemon_java 17 || command -v java)
+
+# kodiak NAME PORT UPSTREAM_URL [JVM options...]: start Kodiak quietly (no access log) and wait for its port.
+kodiak() {
+  local name=$1 port=$2 upstream=$3; shift 3
+  cat > "$out/$name.conf" <<EOF
+proxy.listener.port = $port
+proxy.admin.enabled = false
+proxy.upstream.max-connections = 2000
+proxy.routes = [ { prefix = "/", upstream = "$upstream" } ]
+EOF
+  "$java" "$@" -Dlogback.configurationFile="$root/bench/core/logback-quiet.xml" -Dkodiak.daemon="bench-core:$name " \
+    -cp "$root/target/classes:$root/target/lib/*" io.kodiak.Main -c "$out/$name.conf" > "$out/$name.log" 2>&1 &
+  local pid=$!
+  pids+=("$pid")
+  daemon_wait_port 127.0.0.1 "$port" "$pid" 30 || { echo "Kodiak ($name) did not start:" >&2; tail "$out/$name.log" >&2; exit 1; }
+  echo "$pid"
+}
+
+cpu_ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14+$15}' "/proc/$p/stat"))); done; echo "$t"; }
+hz=$(getconf CLK_TCK)
+
+# load NAME URL CONNECTIONS SECONDS LUA [PIDS...]: one bounded wrk run; appends a JSON row.
+load() {
+  local name=$1 url=$2 conns=$3 secs=$4 lua=$5; shift 5
+  local c0 c1 text
+  c0=$(cpu_ticks "$@")
+  text=$(wrk -t2 -c"$conns" -d"${secs}s" --timeout 10s --latency -s "$lua" "$url")
+  c1=$(cpu_ticks "$@")
+  echo "$text" > "$out/wrk-$name-$RANDOM.txt"
+  WRK="$text" CPU=$(( (c1 - c0) )) HZ=$hz NAME=$name CONNS=$conns python3 - >> "$out/rows.jsonl" <<'PY'
+import json, os, re
+t = os.environ["WRK"]
+def ms(label):
+    m = re.search(r"^\s+" + re.escape(label) + r"\s+([\d.]+)(us|ms|s)\s*$", t, re.M)
+    if not m: return None
+    v = float(m.group(1)); return v / 1000 if m.group(2) == "us" else v * 1000 if m.group(2) == "s" else v
+req = int(re.search(r"(\d+) requests in", t).group(1))
+errs = sum(int(x) for x in re.findall(r"(?:connect|read|write|timeout) (\d+)", t))
+non2xx = int((re.search(r"Non-2xx or 3xx responses: (\d+)", t) or [0, 0])[1])
+cpu_us = int(os.environ["CPU"]) * 1e6 / int(os.environ["HZ"])
+print(json.dumps({"target": os.environ["NAME"], "connections": int(os.environ["CONNS"]), "requests": req,
+                  "ko": errs + non2xx, "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", t).group(1)),
+                  "p50_ms": ms("50%"), "p99_ms": ms("99%"),
+                  "cpu_us_per_req": round(cpu_us / req, 1) if req else None}))
+PY
+}
+
+cat > "$out/test1.lua" <<'EOF'
+wrk.method = "POST"
+wrk.body = "test1"
+wrk.headers["Content-Type"] = "text/plain"
+wrk.headers["Accept"] = "text/plain"
+EOF
+cat > "$out/post100.lua" <<'EOF'
+wrk.method = "POST"
+wrk.body = string.rep("x", 100)
+wrk.headers["Content-Type"] = "text/plain"
+EOF
+
+# ---------------------------------------------------------------- essence
+if wanted essence; then
+say "essence: starting the stub (async, 500 ms) and Kodiak"
+STUB_PORT=$STUB_PORT STUB_DELAY_MS=500 STUB_MODE=async STUB_BASE=$out/stub "$root/bin/stub.sh" start > "$out/stub-start.log"
+stub_url=http://127.0.0.1:$STUB_PORT/ProxiedServiceStub/ServiceStubServlet
+essence_pid=$(kodiak essence "$KODIAK_PORT" "$stub_url" -Xms256m -Xmx512m)
+say "essence: warm-up ${warm}s each"
+load warmup-direct "$stub_url" 200 "$warm" "$out/test1.lua" >/dev/null
+load warmup-kodiak "http://127.0.0.1:$KODIAK_PORT/" 200 "$warm" "$out/test1.lua" "$essence_pid" >/dev/null
+for r in $(seq 1 "$rounds"); do
+  say "essence round $r/$rounds: direct, then Kodiak (${measure}s each)"
+  load essence-direct "$stub_url" 200 "$measure" "$out/test1.lua"
+  load essence-kodiak "http://127.0.0.1:$KODIAK_PORT/" 200 "$measure" "$out/test1.lua" "$essence_pid"
+done
+kill -TERM "$essence_pid"; STUB_BASE=$out/stub "$root/bin/stub.sh" stop > /dev/null
+fi
+
+# ------------------------------------------------------------------- cost
+if wanted cost; then
+say "cost: starting nginx (fixed-body backend + keep-alive proxy) and Kodiak"
+mkdir -p "$out/nginx"
+body=$(printf 'x%.0s' $(seq 1 100))
+cat > "$out/nginx/nginx.conf" <<EOF
+worker_processes 2;
+pid $out/nginx/nginx.pid;
+error_log $out/nginx/error.log warn;
+events { worker_connections 8192; }
+http {
+  access_log off;
+  client_body_temp_path $out/nginx/body; proxy_temp_path $out/nginx/proxy;
+  fastcgi_temp_path $out/nginx/fcgi; uwsgi_temp_path $out/nginx/uwsgi; scgi_temp_path $out/nginx/scgi;
+  upstream backend { server 127.0.0.1:$BACKEND_PORT; keepalive 512; keepalive_requests 1000000; }
+  server { listen 127.0.0.1:$BACKEND_PORT; keepalive_requests 1000000;
+           location / { client_body_buffer_size 64k; return 200 "$body"; } }
+  server { listen 127.0.0.1:$NGINX_PORT; keepalive_requests 1000000;
+           location / { proxy_pass http://backend; proxy_http_version 1.1; proxy_set_header Connection "";
+                        proxy_request_buffering off; } }
+}
+EOF
+nginx -c "$out/nginx/nginx.conf"
+daemon_wait_port 127.0.0.1 "$NGINX_PORT" "$(cat "$out/nginx/nginx.pid")" 10 || { echo "nginx did not start" >&2; exit 1; }
+nginx_workers=$(pgrep -P "$(cat "$out/nginx/nginx.pid")" | tr '\n' ' ')
+cost_pid=$(kodiak cost "$KODIAK_PORT" "http://127.0.0.1:$BACKEND_PORT/" -Xms256m -Xmx512m)
+say "cost: warm-up ${warm}s each"
+load warmup-kodiak "http://127.0.0.1:$KODIAK_PORT/" 200 "$warm" "$out/post100.lua" "$cost_pid" >/dev/null
+load warmup-nginx "http://127.0.0.1:$NGINX_PORT/" 200 "$warm" "$out/post100.lua" $nginx_workers >/dev/null
+for r in $(seq 1 "$rounds"); do
+  say "cost round $r/$rounds: Kodiak, then nginx (${measure}s each)"
+  # shellcheck disable=SC2086
+  load cost-kodiak "http://127.0.0.1:$KODIAK_PORT/" 200 "$measure" "$out/post100.lua" "$cost_pid"
+  # shellcheck disable=SC2086
+  load cost-nginx "http://127.0.0.1:$NGINX_PORT/" 200 "$measure" "$out/post100.lua" $nginx_workers
+done
+kill -TERM "$cost_pid"
+fi
+
+# ------------------------------------------------------------------- heap
+if wanted heap; then
+say "heap: Kodiak with -Xmx64m in front of a bulk backend"
+"$java" "$root/bench/core/BulkBackend.java" "$BULK_PORT" > "$out/bulk.log" 2>&1 &
+bulk_pid=$!; pids+=("$bulk_pid")
+daemon_wait_port 127.0.0.1 "$BULK_PORT" "$bulk_pid" 60 || { echo "bulk backend did not start" >&2; exit 1; }
+heap_pid=$(kodiak heap "$HEAP_KODIAK_PORT" "http://127.0.0.1:$BULK_PORT/" -Xms64m -Xmx64m)
+# transfer MIB: upload MIB (chunked, streamed from /dev/zero) then download MIB at 20 MB/s; records the peak
+# heap used and the peak old generation (what survives collections) sampled every 100 ms by jstat.
+transfer() {
+  local mib=$1 bytes=$(( $1 * 1024 * 1024 ))
+  jstat -gc "$heap_pid" 100 > "$out/jstat-$mib.txt" &
+  local jstat_pid=$! waited=0
+  # jstat needs a moment to attach; a transfer that finished before it did would show nothing.
+  while [ "$(wc -l < "$out/jstat-$mib.txt")" -lt 2 ] && [ $waited -lt 100 ]; do sleep 0.1; waited=$((waited + 1)); done
+  local up down
+  up=$(head -c "$bytes" /dev/zero | curl -sS --max-time 120 -X POST -T - -H 'Content-Type: application/octet-stream' \
+        "http://127.0.0.1:$HEAP_KODIAK_PORT/sink")
+  down=$(curl -sS --max-time 120 --limit-rate 20M -o /dev/null -w '%{size_download}' \
+        "http://127.0.0.1:$HEAP_KODIAK_PORT/bytes/$bytes")
+  kill "$jstat_pid" 2>/dev/null || true; wait "$jstat_pid" 2>/dev/null || true
+  local peak old
+  peak=$(awk 'NR>1 && $1 ~ /^[0-9.]+$/ {u=$3+$4+$6+$8; if (u>m) m=u} END {printf "%d", m}' "$out/jstat-$mib.txt")
+  old=$(awk 'NR>1 && $1 ~ /^[0-9.]+$/ {if ($8>m) m=$8} END {printf "%d", m}' "$out/jstat-$mib.txt")
+  MIB=$mib UP="$up" DOWN="$down" PEAK=$peak OLD=$old BYTES=$bytes python3 - >> "$out/rows.jsonl" <<'PY'
+import json, os
+print(json.dumps({"target": "heap-%sMiB" % os.environ["MIB"], "upload_answer": os.environ["UP"].strip(),
+                  "download_bytes": int(os.environ["DOWN"] or 0), "expected_bytes": int(os.environ["BYTES"]),
+                  "peak_heap_used_mib": round(int(os.environ["PEAK"]) / 1024, 1),
+                  "peak_old_gen_mib": round(int(os.environ["OLD"]) / 1024, 1)}))
+PY
+}
+say "heap: 10 MiB each way (baseline), then 100 MiB each way"
+transfer 10
+transfer 100
+oom=$(grep -c OutOfMemoryError "$out/heap.log" || true)
+echo "{\"target\": \"heap-oom\", \"out_of_memory_errors\": $oom}" >> "$out/rows.jsonl"
+fi
+
+# ----------------------------------------------------------------- report
+python3 - "$out" "$rounds" "$warm" "$measure" <<'PY'
+import json, statistics, sys
+out, rounds, warm, measure = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+rows = [json.loads(l) for l in open(out + "/rows.jsonl")]
+json.dump(rows, open(out + "/results.json", "w"), indent=1)
+def of(t): return [r for r in rows if r["target"] == t]
+def med(xs): return statistics.median(xs) if xs else float("nan")
+def rng(xs): return "%s [%s–%s]" % (fmt(med(xs)), fmt(min(xs)), fmt(max(xs))) if xs else "n/a"
+def fmt(v): return "%.1f" % v if isinstance(v, float) else str(v)
+L = ["# bench core — %s rounds, %ss warm-up, %ss per run" % (rounds, warm, measure), ""]
+d, k = of("essence-direct"), of("essence-kodiak")
+if d: L += ["## Essence: 500 ms stub, 200 keep-alive clients, POST test1", "",
+      "| target | req/s median [min–max] | p50 ms | p99 ms | errors |", "|---|---|---|---|---|"]
+for name, rs in (("direct", d), ("Kodiak", k)) if d else ():
+    L.append("| %s | %s | %s | %s | %d |" % (name, rng([r["rps"] for r in rs]), rng([r["p50_ms"] for r in rs]),
+                                            rng([r["p99_ms"] for r in rs]), sum(r["ko"] for r in rs)))
+ratios = [b["rps"] / a["rps"] for a, b in zip(d, k)]
+added = [b["p99_ms"] - a["p99_ms"] for a, b in zip(d, k)]
+if d: L += ["", "Kodiak/direct req/s per round: %s (median %.3f; target ≥ 0.99)." % (", ".join("%.3f" % x for x in ratios), med(ratios)),
+      "p99 added by Kodiak per round: %s ms (median %.1f; target ≤ 5).\n" % (", ".join("%.1f" % x for x in added), med(added))]
+kc, nc = of("cost-kodiak"), of("cost-nginx")
+if kc: L += ["## Cost: zero-delay backend, 100 B POST, 200 connections", "",
+      "| proxy | req/s median [min–max] | CPU µs/request | p99 ms | errors |", "|---|---|---|---|---|"]
+for name, rs in (("Kodiak", kc), ("nginx", nc)) if kc else ():
+    L.append("| %s | %s | %s | %s | %d |" % (name, rng([r["rps"] for r in rs]), rng([r["cpu_us_per_req"] for r in rs]),
+                                            rng([r["p99_ms"] for r in rs]), sum(r["ko"] for r in rs)))
+if kc: L += ["", "Kodiak/nginx per round — req/s: %s; CPU per request: %s.\n" % (
+    ", ".join("%.2f" % (b["rps"] / a["rps"]) for a, b in zip(nc, kc)),
+    ", ".join("%.2f" % (b["cpu_us_per_req"] / a["cpu_us_per_req"]) for a, b in zip(nc, kc)))]
+heap = of("heap-oom")
+if heap: L += ["## Heap: Kodiak -Xmx64m, upload then download (read at 20 MB/s)", "",
+      "| transfer | upload answer | download bytes | peak heap used MiB | peak old gen MiB |", "|---|---|---|---|---|"]
+for r in rows:
+    if r["target"].startswith("heap-") and r["target"] != "heap-oom":
+        L.append("| %s | %s | %d of %d | %.1f | %.1f |" % (r["target"], r["upload_answer"], r["download_bytes"],
+                                                       r["expected_bytes"], r["peak_heap_used_mib"], r["peak_old_gen_mib"]))
+if heap: L.append("\nOutOfMemoryError in Kodiak's log: %d." % heap[0]["out_of_memory_errors"])
+open(out + "/report.md", "w").write("\n".join(L) + "\n")
+print("\n".join(L))
+PY
+say "report: $out/report.md"
