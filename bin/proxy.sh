@@ -98,7 +98,10 @@ java_opts_words() {
 # parallel starts do not build over each other. Tests are not compiled: a half-edited test must
 # not keep the daemon from starting.
 ensure_built() {
-  [ -f "$DIST_JAR" ] && [ -d "$DIST_LIB" ] && return 0
+  if [ -f "$DIST_JAR" ] && [ -d "$DIST_LIB" ]; then
+    warn_if_stale
+    return 0
+  fi
   command -v mvn >/dev/null || die "Kodiak is not built and Maven (mvn) is not installed"
   mkdir -p "$DIST_DIR"
   local build_log=$LOG_DIR/build.log
@@ -114,6 +117,17 @@ ensure_built() {
     fi
   fi
   exec 9>&-
+}
+
+# An existing build is used as it is: rebuilding here could collide with a Maven run already
+# writing target/ (tests run this script from inside one). Newer sources get a one-line note.
+warn_if_stale() {
+  local newer
+  newer=$(find "$HOME_DIR/pom.xml" "$HOME_DIR/src/main" -newer "$DIST_JAR" -type f -print -quit 2>/dev/null || true)
+  if [ -n "$newer" ]; then
+    echo "note: ${newer#"$HOME_DIR"/} is newer than target/kodiak.jar; run 'mvn -B -DskipTests package' to rebuild" >&2
+  fi
+  return 0
 }
 
 # Maven rewrites target/kodiak.jar and target/lib/ in place, which would pull classes out from
