@@ -48,7 +48,8 @@ public final class Kodiak {
         this.timers = new DelayedExecutor(timerThread, TIMER_TICK_MILLIS, TimeUnit.MILLISECONDS);
         this.upstreams = new UpstreamClient(config, timers);
         this.services = new ForwardingServices(new Router(config.routes()), upstreams, timers,
-                config.upstream().responseTimeout().toMillis(), config.listener().maxBodySize(), drain, observer);
+                config.upstream().responseTimeout().toMillis(), config.listener().idleTimeout().toMillis(),
+                config.listener().maxBodySize(), drain, observer);
         this.listener = new ProxyListener(config.listener(), new ProxyFilter(services), drain, timers);
     }
 

@@ -123,6 +123,9 @@ final class Exchange implements ResponseListener {
                 upstreamState = UpstreamConnection.of(connection);
                 upstreamReused = upstreamState.bind(this) && !fresh;
                 sendRequestHeader(connection);
+                if (!requestSent) {
+                    services.deadlines().arm(upstreamState, services.stallTimeoutMillis());
+                }
                 if (request.requiresAcknowledgement()) {
                     sendContinue();
                 }
@@ -179,7 +182,7 @@ final class Exchange implements ResponseListener {
     private void markRequestSent() {
         requestSent = true;
         sentNanos = System.nanoTime();
-        services.timeouts().start(upstreamState);
+        services.deadlines().arm(upstreamState, services.responseTimeoutMillis());
     }
 
     private void onAcquireFailed(Throwable error) {
@@ -222,6 +225,8 @@ final class Exchange implements ResponseListener {
                 }
                 if (last) {
                     markRequestSent();
+                } else {
+                    services.deadlines().arm(upstreamState, services.stallTimeoutMillis());
                 }
                 if (!upstream.canWrite()) {
                     suspend = ctx.getSuspendAction();
@@ -257,7 +262,6 @@ final class Exchange implements ResponseListener {
             HttpResponsePacket response = request.getResponse();
             if (upstreamResponse == null) {
                 upstreamResponse = (HttpResponsePacket) content.getHttpHeader();
-                services.timeouts().cancel(upstreamState);
                 firstByteNanos = System.nanoTime();
                 status = upstreamResponse.getStatus();
                 HeaderRewriter.clientResponse(upstreamResponse, response, services.drain().isDraining());
@@ -272,6 +276,13 @@ final class Exchange implements ResponseListener {
             }
             content.recycle();
             responseComplete = last;
+            if (last) {
+                services.deadlines().disarm(upstreamState);
+            } else {
+                // Progress: the next piece must come within idle-timeout, also while the client is
+                // too slow to take this one (then upstream reads stay paused and the deadline runs out).
+                services.deadlines().arm(upstreamState, services.stallTimeoutMillis());
+            }
             if (!last && !clientConnection.canWrite()) {
                 suspend = ctx.getSuspendAction();
                 ctx.suspend();
@@ -341,7 +352,7 @@ final class Exchange implements ResponseListener {
             heldUpstreamRead = null;
         }
         if (connection != null) {
-            services.timeouts().cancel(UpstreamConnection.of(connection));
+            services.deadlines().disarm(UpstreamConnection.of(connection));
             UpstreamConnection.of(connection).unbind(this);
             pool.discard(connection);
         }
@@ -379,7 +390,7 @@ final class Exchange implements ResponseListener {
             heldUpstreamRead = null;
         }
         if (connection != null) {
-            services.timeouts().cancel(UpstreamConnection.of(connection));
+            services.deadlines().disarm(UpstreamConnection.of(connection));
             UpstreamConnection.of(connection).unbind(this);
             pool.discard(connection);
         }
@@ -415,7 +426,7 @@ final class Exchange implements ResponseListener {
         if (stale != null) {
             // The upstream closed an idle pooled connection as we reused it; nothing was answered,
             // so an idempotent, bodiless request is safe to send once more, on a brand-new connection.
-            services.timeouts().cancel(UpstreamConnection.of(stale));
+            services.deadlines().disarm(UpstreamConnection.of(stale));
             pool.discard(stale);
             pool.acquireFresh(new Acquisition(true));
         } else if (endOfBody) {
@@ -433,14 +444,29 @@ final class Exchange implements ResponseListener {
         }
     }
 
+    /**
+     * No progress before the deadline: what that means depends on where the exchange stands.
+     * Waiting for the response: response-timeout (504). Still receiving the request body: the
+     * client stalled (408). Streaming the response: the client stopped reading or the upstream
+     * stopped sending; the response has started, so the client connection is closed.
+     */
     @Override
-    public void onResponseTimeout() {
+    public void onDeadline() {
+        ProxyError reason;
         synchronized (this) {
-            if (finished || upstreamResponse != null) {
+            if (finished || responseComplete) {
                 return;
             }
+            if (!requestSent && upstreamResponse == null) {
+                reason = ProxyError.REQUEST_BODY_STALLED;
+            } else if (upstreamResponse == null) {
+                reason = ProxyError.RESPONSE_TIMEOUT;
+            } else {
+                reason = ProxyError.TRANSFER_STALLED;
+            }
         }
-        fail(ProxyError.RESPONSE_TIMEOUT, "no response within " + services.timeouts().timeoutMillis() + " ms");
+        long limit = reason == ProxyError.RESPONSE_TIMEOUT ? services.responseTimeoutMillis() : services.stallTimeoutMillis();
+        fail(reason, "no progress within " + limit + " ms");
     }
 
     private static boolean isCloseDelimited(HttpResponsePacket response) {

@@ -1,7 +1,7 @@
 package io.kodiak.forward;
 
 import io.kodiak.routing.Router;
-import io.kodiak.upstream.ResponseTimeouts;
+import io.kodiak.upstream.ExchangeDeadlines;
 import io.kodiak.upstream.UpstreamClient;
 
 import java.util.Map;
@@ -14,18 +14,23 @@ public final class ForwardingServices {
 
     private final Router router;
     private final UpstreamClient upstreams;
-    private final ResponseTimeouts timeouts;
+    private final ExchangeDeadlines deadlines;
+    private final long responseTimeoutMillis;
+    private final long stallTimeoutMillis;
     private final Drain drain;
     private final long maxBodySize;
     private final Map<String, LongAdder> errorsByCause = new ConcurrentHashMap<>();
     private final ExchangeObserver observer;
 
     public ForwardingServices(Router router, UpstreamClient upstreams, org.glassfish.grizzly.utils.DelayedExecutor timers,
-                              long responseTimeoutMillis, long maxBodySize, Drain drain, ExchangeObserver observer) {
+                              long responseTimeoutMillis, long stallTimeoutMillis, long maxBodySize, Drain drain,
+                              ExchangeObserver observer) {
         this.observer = observer;
         this.router = router;
         this.upstreams = upstreams;
-        this.timeouts = new ResponseTimeouts(timers, responseTimeoutMillis);
+        this.deadlines = new ExchangeDeadlines(timers);
+        this.responseTimeoutMillis = responseTimeoutMillis;
+        this.stallTimeoutMillis = stallTimeoutMillis;
         this.drain = drain;
         this.maxBodySize = maxBodySize;
     }
@@ -38,8 +43,18 @@ public final class ForwardingServices {
         return upstreams;
     }
 
-    ResponseTimeouts timeouts() {
-        return timeouts;
+    ExchangeDeadlines deadlines() {
+        return deadlines;
+    }
+
+    /** From the request being sent to the first response byte. */
+    long responseTimeoutMillis() {
+        return responseTimeoutMillis;
+    }
+
+    /** Longest a transfer in progress may make no progress (the listener's idle-timeout). */
+    long stallTimeoutMillis() {
+        return stallTimeoutMillis;
     }
 
     Drain drain() {

@@ -19,7 +19,10 @@ enum ProxyError {
     CONNECT_FAILED(502, "cannot connect to upstream", false, "connect"),
     CONNECT_TIMEOUT(504, "upstream connect timed out (connect-timeout)", false, "connect_timeout"),
     UPSTREAM_CLOSED(502, "upstream closed the connection before a complete response", false, "reset"),
-    RESPONSE_TIMEOUT(504, "upstream did not answer within response-timeout", false, "timeout");
+    RESPONSE_TIMEOUT(504, "upstream did not answer within response-timeout", false, "timeout"),
+    REQUEST_BODY_STALLED(408, "request body stalled longer than idle-timeout", true, "client_timeout"),
+    /** Only logged: the response had started, so the client connection is closed instead. */
+    TRANSFER_STALLED(504, "response transfer stalled longer than idle-timeout", false, "stalled");
 
     final int status;
     final String text;

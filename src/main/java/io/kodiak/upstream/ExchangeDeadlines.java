@@ -5,35 +5,33 @@ import org.glassfish.grizzly.utils.DelayedExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The response-timeout clock: from the request being sent to the first byte of the response.
- * Deadlines live on the upstream connection, not the exchange: a connection carries one exchange
- * at a time, joins the timer queue once, and each request only writes its deadline field.
- * (Grizzly's DelayQueue removes entries lazily, on its next scan, so queueing every exchange
- * would keep each finished exchange reachable until then.)
+ * The clock of exchanges in progress: the exchange using an upstream connection sets a deadline
+ * whenever it makes progress (response-timeout once the request is sent, idle-timeout while a
+ * body moves), and hears {@link ResponseListener#onDeadline()} when one passes.
+ *
+ * <p>Deadlines live on the upstream connection, not the exchange: a connection carries one
+ * exchange at a time, joins the timer queue once, and each refresh only writes a field. (Grizzly's
+ * DelayQueue removes entries lazily, on its next scan, so queueing every exchange would keep each
+ * finished exchange reachable until then.)
  */
-public final class ResponseTimeouts {
+public final class ExchangeDeadlines {
     private final DelayedExecutor.DelayQueue<UpstreamConnection> queue;
-    private final long timeoutMillis;
 
-    public ResponseTimeouts(DelayedExecutor timers, long timeoutMillis) {
-        this.timeoutMillis = timeoutMillis;
+    public ExchangeDeadlines(DelayedExecutor timers) {
         this.queue = timers.createDelayQueue(new Expiry(), new Deadline());
     }
 
-    public void start(UpstreamConnection connection) {
+    /** The exchange on {@code connection} must make progress within {@code millis}. */
+    public void arm(UpstreamConnection connection, long millis) {
         if (connection.enterTimerQueue()) {
-            queue.add(connection, timeoutMillis, TimeUnit.MILLISECONDS);
+            queue.add(connection, millis, TimeUnit.MILLISECONDS);
         } else {
-            connection.responseDeadline = System.currentTimeMillis() + timeoutMillis;
+            connection.responseDeadline = System.currentTimeMillis() + millis;
         }
     }
 
-    public void cancel(UpstreamConnection connection) {
+    public void disarm(UpstreamConnection connection) {
         connection.responseDeadline = UpstreamConnection.NO_DEADLINE;
-    }
-
-    public long timeoutMillis() {
-        return timeoutMillis;
     }
 
     private static final class Expiry implements DelayedExecutor.Worker<UpstreamConnection> {
@@ -42,9 +40,9 @@ public final class ResponseTimeouts {
             connection.responseDeadline = UpstreamConnection.NO_DEADLINE;
             ResponseListener listener = connection.listener();
             if (listener != null) {
-                listener.onResponseTimeout();
+                listener.onDeadline();
             }
-            // Stay queued: the connection may carry another exchange (the one timed out discards it anyway).
+            // Stay queued: the connection may carry another exchange (a timed-out one discards it anyway).
             return false;
         }
     }

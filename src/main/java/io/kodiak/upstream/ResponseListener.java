@@ -13,6 +13,6 @@ public interface ResponseListener {
     /** The connection closed (by the upstream, a reset, or us) while bound to this listener. */
     void onUpstreamClosed();
 
-    /** No response byte arrived within response-timeout of the request being sent. Called on the timer thread. */
-    void onResponseTimeout();
+    /** The deadline last set through {@link ExchangeDeadlines} passed without progress. Called on the timer thread. */
+    void onDeadline();
 }

@@ -71,6 +71,34 @@ class ErrorHandlingTest {
     }
 
     @Test
+    void clientThatStopsSendingItsBodyGets408AndTheConnectionCloses() throws Exception {
+        proxy = ProxyHarness.forUpstream(upstream.url("/"), "proxy.listener.idle-timeout = 1s");
+        long start = System.nanoTime();
+        try (RawHttp raw = new RawHttp(proxy.port())) {
+            RawHttp.Response response = raw.send("POST /digest HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabcde").read();
+            assertReason(response, 408, "request body stalled longer than idle-timeout");
+            assertTrue(raw.closedByPeer());
+        }
+        assertTrue((System.nanoTime() - start) / 1_000_000 < 5000, "the stall must end within a few seconds");
+        assertNextClientServed();
+    }
+
+    @Test
+    void upstreamThatStopsMidBodyHasItsClientConnectionClosed() throws Exception {
+        try (ScriptedUpstream stalling = new ScriptedUpstream(i -> "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nhalf", false)) {
+            proxy = ProxyHarness.forUpstream(stalling.url("/"), "proxy.listener.idle-timeout = 1s");
+            long start = System.nanoTime();
+            try (RawHttp raw = new RawHttp(proxy.port())) {
+                raw.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+                java.io.EOFException truncated = org.junit.jupiter.api.Assertions.assertThrows(java.io.EOFException.class, raw::read);
+                assertTrue(truncated.getMessage().contains("4 of 100"), truncated.getMessage());
+            }
+            assertTrue((System.nanoTime() - start) / 1_000_000 < 5000, "the stall must end within a few seconds");
+            assertTrue(stalling.awaitClosedByProxy(5000), "the stalled upstream connection must be closed, not pooled");
+        }
+    }
+
+    @Test
     void closedPortGets502() throws Exception {
         int closedPort;
         try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
