@@ -156,8 +156,10 @@ snapshot_dist() {
 read_settings() {
   java_opts_words
   local overrides=() word output
+  # Only the config overrides: other options (heap, logging) are the daemon's, and a logging config
+  # would have this short-lived JVM create log files.
   for word in ${JAVA_OPTS_WORDS[@]+"${JAVA_OPTS_WORDS[@]}"}; do
-    [[ $word == -D* ]] && overrides+=("$word")
+    [[ $word == -Dproxy.* ]] && overrides+=("$word")
   done
   if ! output=$("$JAVA" -Xshare:auto -XX:TieredStopAtLevel=1 -XX:+UseSerialGC ${overrides[@]+"${overrides[@]}"} \
       -cp "$CLASSPATH_ARG" io.kodiak.Main --print-settings -c "$CONF" 2>&1); then

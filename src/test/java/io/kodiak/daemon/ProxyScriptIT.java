@@ -17,6 +17,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static io.kodiak.daemon.ProxyScript.accepts;
@@ -135,10 +136,16 @@ class ProxyScriptIT {
         assertContains(status.output(), "stale pid file");
 
         int overridden = ProxyScript.freePort();
-        proxy.javaOpts("-Xmx256m -Dproxy.listener.port=" + overridden);
+        Path elsewhere = Files.createDirectory(dir.resolve("elsewhere"));
+        proxy.through(ProxyScript.SCRIPT, elsewhere).javaOpts("-Xmx256m -Dproxy.listener.port=" + overridden
+                + " -Dlogback.configurationFile=" + ProxyScript.REPO.resolve("conf/logback.xml"));
         ProxyScript.Result started = proxy.run("start");
         assertEquals(0, started.exitCode(), started.output());
         assertContains(started.output(), "listening on http://127.0.0.1:" + overridden);
+        try (var written = Files.list(elsewhere)) {
+            assertEquals(List.of(), written.toList(), "nothing lands in the caller's directory, whatever JAVA_OPTS say");
+        }
+        assertTrue(Files.exists(proxy.base.resolve("logs/kodiak.log")), "JAVA_OPTS may name the logging config");
         assertEquals(200, get(overridden, "/status/200").statusCode());
         assertFalse(accepts(proxy.port), "the -D override replaced the file's port");
 
