@@ -57,7 +57,11 @@ final class ClientConnection {
         return true;
     }
 
-    /** Ends {@code exchange}; returns the held pipelined request to resume, if any. */
+    /**
+     * Ends {@code exchange}; returns the held pipelined request to resume, if any. {@code request}
+     * is the answered request whose late body pieces must be dropped, or null when its body was
+     * read to the end (it is then recycled, and its identity may come back as a new request).
+     */
     synchronized FilterChainContext finish(Exchange exchange, HttpHeader request) {
         if (current == exchange) {
             current = null;

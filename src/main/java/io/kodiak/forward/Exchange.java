@@ -321,7 +321,14 @@ final class Exchange implements ResponseListener {
         } else {
             pool.discard(connection);
         }
-        endClientSide(heldClient, true);
+        if (!endedByClose) {
+            // Parsed to the end, so the upstream codec no longer holds them: back to Grizzly's
+            // per-thread caches instead of four fresh header objects per request.
+            upstreamRequest.setExpectContent(false);
+            upstreamResponse.recycle();
+            upstreamRequest.recycle();
+        }
+        endClientSide(heldClient, true, true);
     }
 
     // ---------------------------------------------------------------- failures
@@ -367,7 +374,7 @@ final class Exchange implements ResponseListener {
         } else {
             clientConnection.closeSilently();
         }
-        endClientSide(heldClient, answer);
+        endClientSide(heldClient, answer, false);
         if (answer && error.closeClient) {
             // The answer said Connection: close; don't wait for a body that may never come.
             clientConnection.closeSilently();
@@ -479,7 +486,7 @@ final class Exchange implements ResponseListener {
      * Hands the client connection back to the codec: keep-alive or close per the response,
      * skipping or closing on an unread request body, then lets a pipelined request proceed.
      */
-    private void endClientSide(FilterChainContext heldClient, boolean responseWritten) {
+    private void endClientSide(FilterChainContext heldClient, boolean responseWritten, boolean recycle) {
         if (responseWritten) {
             clientCtx.notifyDownstream(HttpServerFilter.RESPONSE_COMPLETE_EVENT);
         }
@@ -496,9 +503,16 @@ final class Exchange implements ResponseListener {
         if (heldClient != null) {
             heldClient.resume(heldClient.getStopAction());
         }
-        FilterChainContext next = client.finish(this, request);
+        // A request whose body was read to the end can go back to Grizzly's cache (after the access
+        // log has read it); one still receiving body bytes stays, so late pieces are recognised and dropped.
+        boolean recyclable = recycle && !request.isExpectContent();
+        FilterChainContext next = client.finish(this, recyclable ? null : request);
         services.drain().exchangeEnded();
         record();
+        if (recyclable) {
+            request.getResponse().recycle();
+            request.recycle();
+        }
         if (next != null) {
             next.resume();
         }
