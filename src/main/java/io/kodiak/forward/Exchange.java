@@ -358,14 +358,7 @@ final class Exchange implements ResponseListener {
             heldUpstream = heldUpstreamRead;
             heldUpstreamRead = null;
         }
-        if (connection != null) {
-            services.deadlines().disarm(UpstreamConnection.of(connection));
-            UpstreamConnection.of(connection).unbind(this);
-            pool.discard(connection);
-        }
-        if (heldUpstream != null) {
-            heldUpstream.completeAndRecycle();
-        }
+        abandonUpstream(connection, heldUpstream);
         services.onError(error);
         LOG.warn("{} {} route={} upstream={} cause={}: {}", request.getMethod().getMethodString(),
                 request.getRequestURI(), route.prefix(), route.upstreamUrl(), error.cause, detail);
@@ -378,6 +371,22 @@ final class Exchange implements ResponseListener {
         if (answer && error.closeClient) {
             // The answer said Connection: close; don't wait for a body that may never come.
             clientConnection.closeSilently();
+        }
+    }
+
+    /**
+     * After a failure the upstream connection is mid-message or broken: it is closed, never pooled,
+     * and a read paused on it is dropped rather than resumed.
+     */
+    private void abandonUpstream(Connection<?> connection, FilterChainContext heldUpstream) {
+        if (connection != null) {
+            UpstreamConnection state = UpstreamConnection.of(connection);
+            services.deadlines().disarm(state);
+            state.unbind(this);
+            pool.discard(connection);
+        }
+        if (heldUpstream != null) {
+            heldUpstream.completeAndRecycle();
         }
     }
 
@@ -396,14 +405,7 @@ final class Exchange implements ResponseListener {
             heldUpstream = heldUpstreamRead;
             heldUpstreamRead = null;
         }
-        if (connection != null) {
-            services.deadlines().disarm(UpstreamConnection.of(connection));
-            UpstreamConnection.of(connection).unbind(this);
-            pool.discard(connection);
-        }
-        if (heldUpstream != null) {
-            heldUpstream.completeAndRecycle();
-        }
+        abandonUpstream(connection, heldUpstream);
         services.onError(null);
         clientCtx.completeAndRecycle();
         client.finish(this, request);
