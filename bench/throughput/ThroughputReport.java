@@ -321,6 +321,8 @@ record Stat(Double median, Double min, Double max, int n) {
 
 /** The runs grouped by phase, payload, connections and target. */
 final class Results {
+    /** Other work above this share of the machine makes a run's req/s and latency unreliable. */
+    static final double NOISY_PCT = 25;
     final List<Run> runs;
     final List<String> targets;
     final List<Integer> payloads;
@@ -532,9 +534,16 @@ final class Fmt {
 final class Table {
     final List<String> header;
     final List<List<String>> rows = new ArrayList<>();
+    /** Columns before this index hold text and align left; the rest hold numbers. */
+    private int textColumns = 1;
 
     Table(String... header) {
         this.header = List.of(header);
+    }
+
+    Table textColumns(int n) {
+        textColumns = n;
+        return this;
     }
 
     Table add(String... cells) {
@@ -546,7 +555,7 @@ final class Table {
         StringBuilder s = new StringBuilder();
         s.append("| ").append(String.join(" | ", header)).append(" |\n|");
         for (int i = 0; i < header.size(); i++) {
-            s.append(i == 0 ? "---|" : "---:|");
+            s.append(i < textColumns ? "---|" : "---:|");
         }
         s.append('\n');
         for (List<String> row : rows) {
@@ -564,7 +573,7 @@ final class Table {
             s.append("<tr>");
             for (int i = 0; i < row.size(); i++) {
                 String c = row.get(i);
-                boolean text = i == 0 || !(c.isEmpty() || Character.isDigit(c.charAt(0)) || c.startsWith("—"));
+                boolean text = i < textColumns;
                 s.append(text ? "<td class=l>" : "<td>").append(Html.esc(c)).append("</td>");
             }
             s.append("</tr>\n");
@@ -728,7 +737,7 @@ final class Tables {
 
     static Table scale(Results r) {
         Table table = new Table("connections", "target", "req/s", "of direct", "of ceiling", "errors", "p50 ms",
-                "p99 ms", "RSS MB", "open files", "CPU µs/req", "other CPU");
+                "p99 ms", "RSS MB", "open files", "CPU µs/req", "other CPU").textColumns(2);
         for (int c : r.scaleConnections) {
             Cell direct = r.scale(c, "direct");
             double ceiling = c / ThroughputReport.SCALE_DELAY_S;
@@ -750,9 +759,21 @@ final class Tables {
     }
 
     static Table verdicts(Results r) {
-        Table table = new Table("Kodiak target (issue 7)", "result", "where it falls short");
+        Table table = new Table("Kodiak target (issue 7)", "result", "where it falls short").textColumns(3);
         r.verdicts().forEach(table::add);
         return table;
+    }
+
+    /** How many runs shared the machine with someone else's work; null when none did. */
+    static String disturbance(Results r) {
+        List<Run> noisy = r.runs.stream().filter(x -> x.otherCpuPct() > Results.NOISY_PCT).toList();
+        if (noisy.isEmpty()) {
+            return null;
+        }
+        return noisy.size() + " of " + r.runs.size() + " runs shared the machine with other work (other CPU above "
+                + (int) Results.NOISY_PCT + " %, up to " + Fmt.pct(noisy.stream().mapToDouble(Run::otherCpuPct).max()
+                .orElse(0)) + "): their req/s and latency say more about the machine than the proxy; compare CPU"
+                + " µs/request, and rerun on a quiet machine (--wait-quiet) before trusting small differences.";
     }
 
     static List<String> notes(Results r) {
@@ -784,6 +805,9 @@ final class Markdown {
         if (!r.verdicts().isEmpty()) {
             s.append("## Kodiak against the issue's targets\n\n").append(Tables.verdicts(r).markdown()).append('\n');
         }
+        if (Tables.disturbance(r) != null) {
+            s.append("**Warning:** ").append(Tables.disturbance(r)).append("\n\n");
+        }
         for (int p : r.payloads) {
             s.append("## ").append(Fmt.size(p)).append(" request and response\n\n");
             s.append("### req/s\n\n").append(Tables.rps(r, p).markdown()).append('\n');
@@ -813,6 +837,9 @@ final class Markdown {
         if (!r.verdicts().isEmpty()) {
             s.append(Tables.verdicts(r).markdown());
         }
+        if (Tables.disturbance(r) != null) {
+            s.append("\nWarning: ").append(Tables.disturbance(r)).append('\n');
+        }
         return s.toString();
     }
 }
@@ -833,7 +860,7 @@ final class Html {
                 .append("h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #dee2e6}h3{font-size:15px}\n")
                 .append("table{border-collapse:collapse;font-size:12.5px;margin:8px 0 16px}\n")
                 .append("th,td{border:1px solid #dee2e6;padding:3px 7px;text-align:right;white-space:nowrap}td.l{text-align:left}\n")
-                .append("th{background:#f1f3f5}ul.meta{font-size:13px}.charts{display:flex;flex-wrap:wrap;gap:12px}\n")
+                .append("th{background:#f1f3f5;text-align:left}p.warn{background:#fff3bf;padding:6px 10px;font-size:13px;max-width:1000px}ul.meta{font-size:13px}.charts{display:flex;flex-wrap:wrap;gap:12px}\n")
                 .append(".legend span{display:inline-block;margin-right:16px;font-size:13px}\n")
                 .append(".legend i{display:inline-block;width:22px;height:3px;vertical-align:middle;margin-right:5px}\n")
                 .append("svg text{font-family:inherit}p.note{font-size:13px;max-width:1000px}\n")
@@ -849,6 +876,9 @@ final class Html {
                     .append(esc(ThroughputReport.LABEL.get(t))).append("</span>");
         }
         s.append("</div>\n");
+        if (Tables.disturbance(r) != null) {
+            s.append("<p class=warn><b>Warning:</b> ").append(esc(Tables.disturbance(r))).append("</p>\n");
+        }
         if (!r.verdicts().isEmpty()) {
             s.append("<h2>Kodiak against the issue's targets</h2>\n").append(Tables.verdicts(r).html());
         }

@@ -25,7 +25,7 @@ Measures Kodiak, nginx and HAProxy (and the backend direct, the ceiling) with wr
 errors, each proxy's CPU time per request and resident memory. Results in target/bench/<timestamp>/.
 
   --quick               small subset: 512 B and 10 KB × 80 and 640 connections, 1 repetition, 5 s runs,
-                        scale 2,000 and 8,000 connections for 6 s (a few minutes in all)
+                        scale 2,000 and 8,000 connections for 8 s (about five minutes in all)
   --payloads LIST       request and response body sizes, e.g. 512,1k,5k,10k,100k (default: these five)
   --concurrency LIST    wrk connections per cell (default: 20,40,80,160,320,640,1280,2560)
   --reps N              measured repetitions per target and cell (default 3; quick 1)
@@ -34,10 +34,12 @@ errors, each proxy's CPU time per request and resident memory. Results in target
   --cell-warmup S       unrecorded run per target at the start of each cell (default 2; quick 1; 0: none)
   --targets LIST        among: ${ALL_TARGETS[*]} (default: all; direct is the backend without a proxy)
   --scale LIST          connections for the scale runs on the 500 ms stub (default 2000,8000)
-  --scale-duration S    seconds per scale run (default 20; quick 6)
-  --scale-warmup S      warm-up per target before the scale runs (default 10; quick 4)
+  --scale-duration S    seconds per scale run (default 20; quick 8)
+  --scale-warmup S      warm-up per target before the scale runs (default 15; quick 5)
   --no-matrix           skip payload × concurrency
   --no-scale            skip the scale runs
+  --wait-quiet S        before each recorded run, wait up to S seconds for the machine to be at most
+                        25 % busy with other work (default 0: do not wait; the report shows it anyway)
   --kodiak-conf FILE    HOCON included after the bench's Kodiak config (its keys win); may repeat
   --no-build            use Kodiak's jar as it is, even when the sources are newer
   --report DIR          only re-render DIR's report from DIR/runs.tsv
@@ -54,7 +56,7 @@ progress() { echo "[throughput $(date +%H:%M:%S)] $*"; }
 # ---- arguments -------------------------------------------------------------------------------------
 quick=false matrix=true scale=true build=true report_only=""
 payloads_arg="" conc_arg="" reps="" duration="" warmup="" cell_warmup="" targets_arg="" scale_arg=""
-scale_duration="" scale_warmup=""
+scale_duration="" scale_warmup="" quiet_wait=0
 kodiak_confs=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -69,6 +71,7 @@ while [ $# -gt 0 ]; do
     --scale) scale_arg=${2:?--scale needs a value}; shift ;;
     --scale-duration) scale_duration=${2:?--scale-duration needs a value}; shift ;;
     --scale-warmup) scale_warmup=${2:?--scale-warmup needs a value}; shift ;;
+    --wait-quiet) quiet_wait=${2:?--wait-quiet needs a value}; shift ;;
     --no-matrix) matrix=false ;;
     --no-scale) scale=false ;;
     --kodiak-conf) kodiak_confs+=("$(realpath "${2:?--kodiak-conf needs a file}")"); shift ;;
@@ -82,26 +85,28 @@ done
 
 # "512,1k,100k" → "512 1024 102400"
 parse_sizes() {
-  local item n out=()
+  local item n sizes=() items=()
   IFS=, read -r -a items <<<"$1"
+  [ ${#items[@]} -gt 0 ] || return 1
   for item in "${items[@]}"; do
     case ${item,,} in
       *k) n=${item%[kK]}; [[ $n =~ ^[0-9]+$ ]] || return 1; n=$((n * 1024)) ;;
       *) n=$item; [[ $n =~ ^[0-9]+$ ]] || return 1 ;;
     esac
     ((n > 0 && n <= 10485760)) || return 1
-    out+=("$n")
+    sizes+=("$n")
   done
-  echo "${out[*]}"
+  echo "${sizes[*]}"
 }
 parse_counts() {
-  local item out=()
+  local item counts=() items=()
   IFS=, read -r -a items <<<"$1"
+  [ ${#items[@]} -gt 0 ] || return 1
   for item in "${items[@]}"; do
     [[ $item =~ ^[1-9][0-9]*$ ]] || return 1
-    out+=("$item")
+    counts+=("$item")
   done
-  echo "${out[*]}"
+  echo "${counts[*]}"
 }
 
 java17=$(daemon_java 17) || die "no JDK 17 found (the report generator and Kodiak need one)"
@@ -120,21 +125,24 @@ fi
 if $quick; then
   payloads_arg=${payloads_arg:-512,10k} conc_arg=${conc_arg:-80,640}
   reps=${reps:-1} duration=${duration:-5} warmup=${warmup:-8} cell_warmup=${cell_warmup:-1}
-  scale_duration=${scale_duration:-6} scale_warmup=${scale_warmup:-4}
+  scale_duration=${scale_duration:-8} scale_warmup=${scale_warmup:-5}
   profile=quick
 else
   payloads_arg=${payloads_arg:-512,1k,5k,10k,100k} conc_arg=${conc_arg:-20,40,80,160,320,640,1280,2560}
   reps=${reps:-3} duration=${duration:-10} warmup=${warmup:-20} cell_warmup=${cell_warmup:-2}
-  scale_duration=${scale_duration:-20} scale_warmup=${scale_warmup:-10}
+  scale_duration=${scale_duration:-20} scale_warmup=${scale_warmup:-15}
   profile=full
 fi
 scale_arg=${scale_arg:-2000,8000}
 [ "$invocation" = "bin/bench.sh throughput" ] || [ "$invocation" = "bin/bench.sh throughput --quick" ] || profile=custom
 
-payloads=($(parse_sizes "$payloads_arg")) || die "--payloads: expected sizes such as 512,1k,100k, got '$payloads_arg'"
-concurrency=($(parse_counts "$conc_arg")) || die "--concurrency: expected positive integers, got '$conc_arg'"
-scale_conns=($(parse_counts "$scale_arg")) || die "--scale: expected positive integers, got '$scale_arg'"
-for n in reps duration warmup cell_warmup scale_duration scale_warmup; do
+parsed=$(parse_sizes "$payloads_arg") || die "--payloads: expected sizes such as 512,1k,100k, got '$payloads_arg'"
+read -r -a payloads <<<"$parsed"
+parsed=$(parse_counts "$conc_arg") || die "--concurrency: expected positive integers, got '$conc_arg'"
+read -r -a concurrency <<<"$parsed"
+parsed=$(parse_counts "$scale_arg") || die "--scale: expected positive integers, got '$scale_arg'"
+read -r -a scale_conns <<<"$parsed"
+for n in reps duration warmup cell_warmup scale_duration scale_warmup quiet_wait; do
   [[ ${!n} =~ ^[0-9]+$ ]] || die "--${n//_/-} must be a whole number of seconds or a count, got '${!n}'"
 done
 ((reps >= 1 && duration >= 1 && scale_duration >= 1)) || die "--reps, --duration and --scale-duration must be at least 1"
@@ -159,7 +167,9 @@ $matrix || $scale || die "nothing to do (--no-matrix and --no-scale)"
 for f in "${kodiak_confs[@]+"${kodiak_confs[@]}"}"; do [ -f "$f" ] || die "--kodiak-conf $f: no such file"; done
 
 port_base=${THROUGHPUT_PORT_BASE:-9700}
-[[ $port_base =~ ^[0-9]+$ ]] && ((port_base >= 1024 && port_base <= 65500)) || die "THROUGHPUT_PORT_BASE must be a port number"
+if ! [[ $port_base =~ ^[0-9]+$ ]] || ((port_base < 1024 || port_base > 65500)); then
+  die "THROUGHPUT_PORT_BASE must be a port number from 1024 to 65500"
+fi
 declare -A PORT=([backend]=$port_base [kodiak]=$((port_base + 1)) [nginx]=$((port_base + 2)) [haproxy]=$((port_base + 3)))
 declare -A STUB_PORT_OF=([direct]=$((port_base + 10)) [kodiak]=$((port_base + 11)) [nginx]=$((port_base + 12)) [haproxy]=$((port_base + 13)))
 kodiak_launch=${KODIAK_LAUNCH:-auto}
@@ -317,10 +327,8 @@ start_kodiak() {
       >>"$base/logs/console.log" 2>&1 || { tail -n 15 "$base/logs/console.log" >&2; return 1; }
     [ -f "$base/proxy.pid" ] || { echo "bin/proxy.sh wrote no $base/proxy.pid" >&2; return 1; }
   else
-    local opts
-    # JAVA_OPTS-style list: word splitting is intended.
-    # shellcheck disable=SC2206
-    opts=($(kodiak_java_opts))
+    local opts=()
+    read -r -a opts <<<"$(kodiak_java_opts)"
     daemon_start kodiak "$base/daemon.pid" "$base/logs/console.log" "-c $base/kodiak.conf" 127.0.0.1 "${PORT[kodiak]}" 90 -- \
       "$java17" "${opts[@]}" -jar "$kodiak_dist/kodiak.jar" -c "$base/kodiak.conf"
   fi
@@ -431,19 +439,41 @@ proc_rss_kb() {
 
 proc_fds() {
   local total=0 pid
-  local -a fds
+  local -a entries
   for pid in "$@"; do
-    fds=("/proc/$pid/fd/"*)
-    [ -e "${fds[0]}" ] && total=$((total + ${#fds[@]}))
+    entries=("/proc/$pid/fd/"*)
+    [ -e "${entries[0]}" ] && total=$((total + ${#entries[@]}))
   done
   echo "$total"
 }
 
 # "busy total" ticks of the whole machine from /proc/stat.
 machine_ticks() {
-  local cpu user nice system idle iowait irq softirq steal rest
-  read -r cpu user nice system idle iowait irq softirq steal rest </proc/stat
+  local _cpu user nice system idle iowait irq softirq steal _rest
+  read -r _cpu user nice system idle iowait irq softirq steal _rest </proc/stat
   echo "$((user + nice + system + irq + softirq)) $((user + nice + system + idle + iowait + irq + softirq + steal))"
+}
+
+# With --wait-quiet: waits until the machine, with this run's services idle, is at most 25 % busy (others'
+# builds and benchmarks), for up to quiet_wait seconds. Sets quiet_note when it gave up.
+wait_quiet() {
+  quiet_note=""
+  ((quiet_wait > 0)) || return 0
+  local deadline=$((SECONDS + quiet_wait)) busy a b waited=false
+  while :; do
+    read -r -a a <<<"$(machine_ticks)"
+    sleep 1
+    read -r -a b <<<"$(machine_ticks)"
+    busy=$((100 * (b[0] - a[0]) / ((b[1] - a[1]) > 0 ? (b[1] - a[1]) : 1)))
+    ((busy <= 25)) && { $waited && progress "  the machine is quiet enough (${busy}% busy)"; return 0; }
+    if ((SECONDS >= deadline)); then
+      quiet_note="machine ${busy}% busy before the run"
+      progress "  the machine is still ${busy}% busy with other work after ${quiet_wait}s; measuring anyway"
+      return 0
+    fi
+    $waited || progress "  waiting for the machine to calm down (${busy}% busy with other work)"
+    waited=true
+  done
 }
 
 # ---- wrk -------------------------------------------------------------------------------------------
@@ -502,6 +532,8 @@ measure() {
   [ -n "$upstream_root" ] && mapfile -t upstream_pids < <(tree_pids "$upstream_root")
 
   local p0 u0 m0 p1 u1 m1 t0 t1 rss=0 r fds=0 half
+  wait_quiet
+  [ -z "$quiet_note" ] || note="${note:+$note; }$quiet_note"
   read -r -a p0 <<<"$(proc_ticks "${proxy_pids[@]+"${proxy_pids[@]}"}")"
   read -r -a u0 <<<"$(proc_ticks "${upstream_pids[@]+"${upstream_pids[@]}"}")"
   read -r -a m0 <<<"$(machine_ticks)"
@@ -608,6 +640,7 @@ rotation() {
 # ---- the run ---------------------------------------------------------------------------------------
 mkdir -p "$out/logs/wrk"
 preflight_notes=()
+quiet_note=""
 kodiak_build_note="" kodiak_jar_info=""
 started_at=$SECONDS
 reps_now=$reps
@@ -703,12 +736,12 @@ git -C "$root" diff --quiet HEAD -- src pom.xml 2>/dev/null || commit="$commit (
 meta=(
   "date=$(date '+%Y-%m-%d %H:%M %Z')"
   "command=$invocation"
-  "profile=$profile; ${reps} repetition(s); matrix runs ${duration}s after a ${warmup}s warm-up per target and a ${cell_warmup}s unrecorded run per target and cell; scale runs ${scale_duration}s after ${scale_warmup}s"
+  "profile=$profile; ${reps} repetition(s) per target and cell$($matrix && echo "; matrix runs of ${duration}s after a ${warmup}s warm-up per target and a ${cell_warmup}s unrecorded run per target and cell")$($scale && echo "; scale runs of ${scale_duration}s on fresh proxies and one stub per target (500 ms, async), after a ${scale_warmup}s warm-up per target")"
   "load=wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}') -t2, keep-alive, POST bodies of the payload size (the backend answers the same size), --timeout 10s; targets alternate within each cell"
   "machine=$ncpu cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(uname -sr), open files per process $(ulimit -n); load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
   "peers=$("$nginx_bin" -v 2>&1 | sed 's/.*version: //'), $("$haproxy_bin" -v 2>/dev/null | head -1 | awk '{print "HAProxy " $3}'), $("$java17" -version 2>&1 | head -1)"
   "Kodiak=commit $commit; ${kodiak_jar_info:-not measured}; launched with $kodiak_launch; JAVA_OPTS $(kodiak_java_opts)${kodiak_confs[*]:+; extra config ${kodiak_confs[*]}}${kodiak_build_note:+; $kodiak_build_note}"
-  "duration=measured in $((elapsed / 60)) min $((elapsed % 60)) s"
+  "duration=measured in $((elapsed / 60)) min $((elapsed % 60)) s$( ((quiet_wait > 0)) && echo ", waiting up to ${quiet_wait}s before each run for a quiet machine")"
   "caveat=wrk, the proxy and the backend share the machine's cores: req/s measures the whole box and moves with other load (see the other-CPU column); CPU µs per request is the proxy's own cost and holds better"
 )
 for n in "${preflight_notes[@]+"${preflight_notes[@]}"}"; do meta+=("preflight failure=$n"); done
