@@ -57,6 +57,8 @@ free_port() {
 
 RUN=$ROOT/target/bench/metrics-cost-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$RUN"
+# Anything a tool writes to its working directory lands in the run's directory.
+cd "$RUN"
 install_missing
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
@@ -149,7 +151,7 @@ load() {
   rps=$(awk '/^Requests\/sec:/ {printf "%d", $2}' <<<"$out")
   errors=$(awk '/Non-2xx|Socket errors/ {for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+,?$/) s += $i} END {print s + 0}' <<<"$out")
   echo "$name $rps $requests $errors $(awk -v t=$((after - before)) -v hz="$CLK_TCK" -v n="$requests" \
-    'BEGIN {printf "%.1f", n > 0 ? t * 1000000 / hz / n : 0}')"
+    'BEGIN {printf "%.1f", (n > 0 ? t * 1000000 / hz / n : 0)}')"
 }
 
 echo "warm-up: ${WARMUP}s each (JIT)…"
