@@ -127,7 +127,7 @@ class ProxyScriptIT {
     }
 
     @Test
-    void stalePidFileDoesNotBlockStartAndJavaOptsOverrideConfigKeys() throws Exception {
+    void stalePidFileDoesNotBlockStartJavaOptsOverrideKeysAndRestartReplacesTheJvm() throws Exception {
         Files.createDirectories(proxy.base);
         // A live process that is not Kodiak: this test JVM. The script must neither trust nor signal it.
         Files.writeString(proxy.pidFile(), ProcessHandle.current().pid() + "\n");
@@ -153,6 +153,13 @@ class ProxyScriptIT {
         Files.writeString(proxy.pidFile(), "4194303\n");
         ProxyScript.Result startAfterDeadPid = proxy.run("start");
         assertEquals(0, startAfterDeadPid.exitCode(), "a pid file naming no process: " + startAfterDeadPid.output());
+
+        long before = proxy.pid().orElseThrow();
+        ProxyScript.Result restarted = proxy.run("restart");
+        assertEquals(0, restarted.exitCode(), restarted.output());
+        assertContains(restarted.output(), "Kodiak stopped");
+        assertContains(restarted.output(), "Kodiak started: pid " + proxy.pid().orElseThrow());
+        assertTrue(proxy.pid().orElseThrow() != before, "restart runs a new JVM");
     }
 
     @Test
