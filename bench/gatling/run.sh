@@ -2,7 +2,7 @@
 # bin/bench.sh gatling — the 2015 experiment, target after target against one stub, with a report.
 # Usage: see usage() below or docs/bench.md.
 set -euo pipefail
-invocation="bin/bench.sh gatling $*"
+invocation="bin/bench.sh gatling${*:+ $*}"
 
 here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 root=$(cd "$here/../.." && pwd)
