@@ -106,6 +106,11 @@ final class Run {
     double wallS;
     Long rssKb;
     Long fds;
+    /** Connections the static backend accepted during the run: a proxy's new upstream connections. */
+    Long upstreamConnects;
+    /** A JVM proxy's CPU in JIT compiler threads, and in GC threads plus the VM thread. */
+    Long jitTicks;
+    Long gcTicks;
     int hz;
     String note;
 
@@ -163,6 +168,9 @@ final class Run {
         r.wallS = num(m, "wall_us") / 1e6;
         r.rssKb = optional(m, "rss_kb");
         r.fds = optional(m, "fds");
+        r.upstreamConnects = optional(m, "upstream_connects");
+        r.jitTicks = optional(m, "proxy_jit_ticks");
+        r.gcTicks = optional(m, "proxy_gc_ticks");
         r.hz = (int) num(m, "hz");
         r.note = m.getOrDefault("note", "");
         return r;
@@ -219,6 +227,14 @@ final class Run {
 
     Double cpuSysUsPerReq() {
         return proxySysTicks == null || requests == 0 ? null : ticksToUs(proxySysTicks) / requests;
+    }
+
+    Double jitUsPerReq() {
+        return jitTicks == null || requests == 0 ? null : ticksToUs(jitTicks) / requests;
+    }
+
+    Double gcUsPerReq() {
+        return gcTicks == null || requests == 0 ? null : ticksToUs(gcTicks) / requests;
     }
 
     Double upstreamCpuUsPerReq() {
@@ -278,6 +294,10 @@ record Cell(String target, List<Run> runs) {
 
     Stat fds() {
         return Stat.of(runs, r -> r.fds == null ? null : (double) r.fds);
+    }
+
+    Stat upstreamConnects() {
+        return Stat.of(runs, r -> r.upstreamConnects == null ? null : (double) r.upstreamConnects);
     }
 
     Stat upstreamCpu() {
@@ -669,6 +689,9 @@ final class Tables {
         if (r.has("kodiak") && r.has("nginx")) {
             h.add("Kodiak/nginx");
         }
+        if (r.has("kodiak")) {
+            h.add("of Kodiak's: JIT / GC");
+        }
         h.add("backend µs/req (median of all)");
         Table table = new Table(h.toArray(String[]::new));
         for (int c : r.matrixConnections) {
@@ -686,6 +709,11 @@ final class Tables {
             }
             if (r.has("kodiak") && r.has("nginx")) {
                 row.add(Fmt.ratio(Results.ratio(r.matrix(p, c, "kodiak"), r.matrix(p, c, "nginx"), Cell::cpu)));
+            }
+            if (r.has("kodiak")) {
+                Cell k = r.matrix(p, c, "kodiak");
+                row.add(k == null ? "—" : Fmt.us(Stat.of(k.runs(), Run::jitUsPerReq).median()) + " / "
+                        + Fmt.us(Stat.of(k.runs(), Run::gcUsPerReq).median()));
             }
             row.add(Fmt.us(Stat.of(all, Run::upstreamCpuUsPerReq).median()));
             table.add(row.toArray(String[]::new));
@@ -713,6 +741,7 @@ final class Tables {
         List<String> h = new ArrayList<>(List.of("connections"));
         r.targets.forEach(t -> h.add(ThroughputReport.LABEL.get(t) + " errors"));
         proxies.forEach(t -> h.add(ThroughputReport.LABEL.get(t) + " RSS MB"));
+        proxies.forEach(t -> h.add(ThroughputReport.LABEL.get(t) + " new upstream conns"));
         h.add("other CPU");
         Table table = new Table(h.toArray(String[]::new));
         for (int c : r.matrixConnections) {
@@ -728,6 +757,10 @@ final class Tables {
             for (String t : proxies) {
                 Cell cell = r.matrix(p, c, t);
                 row.add(cell == null ? "—" : Fmt.num(cell.rss().median()));
+            }
+            for (String t : proxies) {
+                Cell cell = r.matrix(p, c, t);
+                row.add(cell == null ? "—" : Fmt.range(cell.upstreamConnects(), Fmt::num));
             }
             row.add(Fmt.pct(Stat.of(all, Run::otherCpuPct).median()));
             table.add(row.toArray(String[]::new));
@@ -814,7 +847,7 @@ final class Markdown {
             s.append("### Proxy CPU µs per request\n\n").append(Tables.cpu(r, p).markdown()).append('\n');
             s.append("### Latency, ms (closed loop: at saturation this is queueing)\n\n")
                     .append(Tables.latency(r, p).markdown()).append('\n');
-            s.append("### Errors and resident memory\n\n").append(Tables.errorsAndMemory(r, p).markdown()).append('\n');
+            s.append("### Errors, resident memory and upstream connections opened during the run\n\n").append(Tables.errorsAndMemory(r, p).markdown()).append('\n');
         }
         List<String> notes = Tables.notes(r);
         if (!notes.isEmpty()) {
@@ -906,7 +939,7 @@ final class Html {
                     .append("<h3>req/s</h3>\n").append(Tables.rps(r, p).html())
                     .append("<h3>Proxy CPU µs per request</h3>\n").append(Tables.cpu(r, p).html())
                     .append("<h3>Latency, ms</h3>\n").append(Tables.latency(r, p).html())
-                    .append("<h3>Errors and resident memory</h3>\n").append(Tables.errorsAndMemory(r, p).html());
+                    .append("<h3>Errors, resident memory and upstream connections opened during the run</h3>\n").append(Tables.errorsAndMemory(r, p).html());
         }
         List<String> notes = Tables.notes(r);
         if (!notes.isEmpty()) {
@@ -1215,12 +1248,15 @@ final class Json {
             o.put("cpu_us_per_req", round(r.cpuUsPerReq(), 2));
             o.put("cpu_user_us_per_req", round(r.cpuUserUsPerReq(), 2));
             o.put("cpu_sys_us_per_req", round(r.cpuSysUsPerReq(), 2));
+            o.put("cpu_jit_us_per_req", round(r.jitUsPerReq(), 2));
+            o.put("cpu_gc_us_per_req", round(r.gcUsPerReq(), 2));
             o.put("upstream_cpu_us_per_req", round(r.upstreamCpuUsPerReq(), 2));
             o.put("wrk_cpu_us_per_req", round(r.wrkCpuUsPerReq(), 2));
             o.put("machine_busy_pct", round(r.machineBusyPct(), 1));
             o.put("other_cpu_pct", round(r.otherCpuPct(), 1));
             o.put("rss_mb", round(r.rssMb(), 1));
             o.put("open_files", r.fds);
+            o.put("upstream_connects", r.upstreamConnects);
             o.put("response_bytes_per_req", round(r.responseBytes(), 1));
             if (r.phase.equals("scale")) {
                 double ceiling = r.connections / ThroughputReport.SCALE_DELAY_S;

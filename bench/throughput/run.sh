@@ -32,6 +32,8 @@ errors, each proxy's CPU time per request and resident memory. Results in target
   --duration S          seconds per measured run (default 10; quick 5)
   --warmup S            warm-up per target before the matrix, spread over the payloads (default 20; quick 8)
   --cell-warmup S       unrecorded run per target at the start of each cell (default 2; quick 1; 0: none)
+  --jit-warmup S        after the warm-up, keep warming Kodiak in 3 s slices until its JIT compiler threads
+                        use under 5 % of its CPU, for at most S seconds (default 60; quick 15; 0: off)
   --targets LIST        among: ${ALL_TARGETS[*]} (default: all; direct is the backend without a proxy)
   --scale LIST          connections for the scale runs on the 500 ms stub (default 2000,8000)
   --scale-duration S    seconds per scale run (default 20; quick 8)
@@ -40,6 +42,8 @@ errors, each proxy's CPU time per request and resident memory. Results in target
   --no-scale            skip the scale runs
   --wait-quiet S        before each recorded run, wait up to S seconds for the machine to be at most
                         25 % busy with other work (default 0: do not wait; the report shows it anyway)
+  --jfr                 record Kodiak with Java Flight Recorder during each phase's recorded runs and
+                        write kodiak-<phase>-profile.txt (hot methods, allocation, GC); costs it ~2 % CPU
   --kodiak-conf FILE    HOCON included after the bench's Kodiak config (its keys win); may repeat
   --no-build            use Kodiak's jar as it is, even when the sources are newer
   --report DIR          only re-render DIR's report from DIR/runs.tsv
@@ -54,9 +58,9 @@ die() { echo "throughput: $*" >&2; exit 2; }
 progress() { echo "[throughput $(date +%H:%M:%S)] $*"; }
 
 # ---- arguments -------------------------------------------------------------------------------------
-quick=false matrix=true scale=true build=true report_only=""
+quick=false matrix=true scale=true build=true report_only="" jfr=false
 payloads_arg="" conc_arg="" reps="" duration="" warmup="" cell_warmup="" targets_arg="" scale_arg=""
-scale_duration="" scale_warmup="" quiet_wait=0
+scale_duration="" scale_warmup="" quiet_wait=0 jit_max=""
 kodiak_confs=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -72,7 +76,9 @@ while [ $# -gt 0 ]; do
     --scale-duration) scale_duration=${2:?--scale-duration needs a value}; shift ;;
     --scale-warmup) scale_warmup=${2:?--scale-warmup needs a value}; shift ;;
     --wait-quiet) quiet_wait=${2:?--wait-quiet needs a value}; shift ;;
+    --jit-warmup) jit_max=${2:?--jit-warmup needs a value}; shift ;;
     --no-matrix) matrix=false ;;
+    --jfr) jfr=true ;;
     --no-scale) scale=false ;;
     --kodiak-conf) kodiak_confs+=("$(realpath "${2:?--kodiak-conf needs a file}")"); shift ;;
     --no-build) build=false ;;
@@ -125,12 +131,12 @@ fi
 if $quick; then
   payloads_arg=${payloads_arg:-512,10k} conc_arg=${conc_arg:-80,640}
   reps=${reps:-1} duration=${duration:-5} warmup=${warmup:-8} cell_warmup=${cell_warmup:-1}
-  scale_duration=${scale_duration:-8} scale_warmup=${scale_warmup:-5}
+  scale_duration=${scale_duration:-8} scale_warmup=${scale_warmup:-5} jit_max=${jit_max:-15}
   profile=quick
 else
   payloads_arg=${payloads_arg:-512,1k,5k,10k,100k} conc_arg=${conc_arg:-20,40,80,160,320,640,1280,2560}
   reps=${reps:-3} duration=${duration:-10} warmup=${warmup:-20} cell_warmup=${cell_warmup:-2}
-  scale_duration=${scale_duration:-20} scale_warmup=${scale_warmup:-15}
+  scale_duration=${scale_duration:-20} scale_warmup=${scale_warmup:-15} jit_max=${jit_max:-60}
   profile=full
 fi
 scale_arg=${scale_arg:-2000,8000}
@@ -142,7 +148,7 @@ parsed=$(parse_counts "$conc_arg") || die "--concurrency: expected positive inte
 read -r -a concurrency <<<"$parsed"
 parsed=$(parse_counts "$scale_arg") || die "--scale: expected positive integers, got '$scale_arg'"
 read -r -a scale_conns <<<"$parsed"
-for n in reps duration warmup cell_warmup scale_duration scale_warmup quiet_wait; do
+for n in reps duration warmup cell_warmup scale_duration scale_warmup quiet_wait jit_max; do
   [[ ${!n} =~ ^[0-9]+$ ]] || die "--${n//_/-} must be a whole number of seconds or a count, got '${!n}'"
 done
 ((reps >= 1 && duration >= 1 && scale_duration >= 1)) || die "--reps, --duration and --scale-duration must be at least 1"
@@ -204,7 +210,7 @@ while [ -e "$out" ]; do out=$root/target/bench/$stamp-$((suffix++)); done
 mkdir -p "$out/logs" "$out/run"
 ln -sfn "$(basename "$out")" "$root/target/bench/latest-throughput"
 runs=$out/runs.tsv
-printf '%s\n' "phase	target	payload	connections	repetition	position	planned_s	requests	duration_us	bytes	err_connect	err_read	err_write	err_status	err_timeout	mean_us	p50_us	p75_us	p90_us	p95_us	p99_us	max_us	proxy_user_ticks	proxy_sys_ticks	upstream_ticks	wrk_ticks	machine_busy_ticks	machine_total_ticks	wall_us	rss_kb	fds	hz	note" >"$runs"
+printf '%s\n' "phase	target	payload	connections	repetition	position	planned_s	requests	duration_us	bytes	err_connect	err_read	err_write	err_status	err_timeout	mean_us	p50_us	p75_us	p90_us	p95_us	p99_us	max_us	proxy_user_ticks	proxy_sys_ticks	upstream_ticks	wrk_ticks	machine_busy_ticks	machine_total_ticks	wall_us	rss_kb	fds	upstream_connects	proxy_jit_ticks	proxy_gc_ticks	hz	note" >"$runs"
 
 # ---- cleanup: stop what this run started, by pid, also on Ctrl-C and errors -------------------------
 started=()   # services started by this run, in start order
@@ -476,6 +482,128 @@ wait_quiet() {
   done
 }
 
+# With --jfr: a flight recording of Kodiak over the recorded runs of a phase, summarised as text.
+jfr_start() {
+  $jfr && in_targets kodiak || return 0
+  local pid
+  pid=$(service_pid "kodiak-$phase") || return 0
+  if "$(dirname "$java17")/jcmd" "$pid" JFR.start name=throughput settings=profile \
+      "filename=$out/kodiak-$phase.jfr" >>"$out/logs/jfr.log" 2>&1; then
+    progress "JFR recording Kodiak (pid $pid) to kodiak-$phase.jfr"
+  else
+    progress "WARNING: could not start JFR (logs/jfr.log)"
+  fi
+}
+
+jfr_stop() {
+  $jfr && in_targets kodiak || return 0
+  local pid
+  pid=$(service_pid "kodiak-$phase") || return 0
+  "$(dirname "$java17")/jcmd" "$pid" JFR.stop name=throughput >>"$out/logs/jfr.log" 2>&1 || return 0
+  if [ -f "$out/kodiak-$phase.jfr" ] &&
+      "$java17" "$here/JfrSummary.java" "$out/kodiak-$phase.jfr" >"$out/kodiak-$phase-profile.txt" 2>>"$out/logs/jfr.log"; then
+    progress "Kodiak profile: kodiak-$phase-profile.txt"
+  fi
+}
+
+# Connections the static backend has accepted so far (nginx stub_status), or "-" outside the matrix.
+backend_accepts() {
+  [ "$phase" = matrix ] || { echo -; return 0; }
+  local status
+  status=$(curl -sS --max-time 2 "http://127.0.0.1:${PORT[backend]}/__bench_status" 2>/dev/null) || { echo -; return 0; }
+  # Third line: " accepts handled requests"
+  awk 'NR == 3 { print $1; found = 1 } END { if (!found) print "-" }' <<<"$status"
+}
+
+# CPU ticks per thread of PID as "tid<TAB>name<TAB>ticks" lines (JVM threads carry their names here).
+thread_ticks() {
+  local pid=$1 task line rest name
+  local -a f
+  for task in /proc/"$pid"/task/*; do
+    read -r line <"$task/stat" 2>/dev/null || continue
+    name=${line#*(}
+    name=${name%)*}
+    rest=${line##*) }
+    read -r -a f <<<"$rest"
+    printf '%s\t%s\t%s\n' "${task##*/}" "$name" $((f[11] + f[12]))
+  done
+}
+
+# "jit gc" ticks of a JVM: its compiler threads, and its garbage collector threads plus the VM thread
+# (safepoints). Compiler threads come and go, so a difference can miss one that exited meanwhile.
+jvm_split() {
+  local pid=$1 task line name rest jit=0 gc=0
+  local -a f
+  for task in /proc/"$pid"/task/*; do
+    read -r line <"$task/stat" 2>/dev/null || continue
+    name=${line#*(}
+    name=${name%)*}
+    rest=${line##*) }
+    read -r -a f <<<"$rest"
+    case $name in
+      C1\ Compiler* | C2\ Compiler*) jit=$((jit + f[11] + f[12])) ;;
+      GC\ Thread* | G1\ * | VM\ Thread) gc=$((gc + f[11] + f[12])) ;;
+    esac
+  done
+  echo "$jit $gc"
+}
+
+# Keeps warming Kodiak up, in slices that cycle through the payloads and connection counts, until its
+# compiler threads take under 5 % of its CPU in a slice, or jit_max seconds have passed: a JVM still
+# compiling is paying a start-up cost that a long-running proxy does not.
+warm_jit() {
+  in_targets kodiak && ((jit_max > 0)) || return 0
+  local pid extra=0 i=0 size conns share=100 a b ta tb
+  local -a levels=(80 "${concurrency[-1]}")
+  [ "$phase" = scale ] && levels=("${scale_conns[0]}")
+  pid=$(service_pid "kodiak-$phase") || return 0
+  while ((extra < jit_max)); do
+    size=${payloads[i % ${#payloads[@]}]}
+    conns=${levels[i % ${#levels[@]}]}
+    [ "$phase" = scale ] && size=$SCALE_PAYLOAD
+    read -r -a a <<<"$(jvm_split "$pid")"
+    read -r -a ta <<<"$(proc_ticks "$pid")"
+    if [ "$phase" = scale ]; then warm kodiak 3 "$conns" "$size" "$STUB_PATH"; else warm kodiak 3 "$conns" "$size"; fi
+    read -r -a b <<<"$(jvm_split "$pid")"
+    read -r -a tb <<<"$(proc_ticks "$pid")"
+    extra=$((extra + 3)) i=$((i + 1))
+    share=$((100 * (b[0] - a[0]) / ((tb[0] + tb[1] - ta[0] - ta[1]) > 0 ? (tb[0] + tb[1] - ta[0] - ta[1]) : 1)))
+    ((share < 0)) && share=0
+    ((share < 5)) && break
+  done
+  jit_note="${jit_note:+$jit_note, }$phase: compiler threads ${share}% of Kodiak's CPU in the last warm-up slice after ${extra}s of JIT warm-up"
+  progress "Kodiak JIT: compiler threads at ${share}% of its CPU after ${extra}s of extra warm-up"
+}
+
+# Where Kodiak's CPU went over a phase's recorded runs, by thread (numbers in names folded to N).
+threads_start() {
+  in_targets kodiak || return 0
+  local pid
+  pid=$(service_pid "kodiak-$phase") || return 0
+  thread_ticks "$pid" >"$out/logs/kodiak-$phase-threads.start"
+}
+
+threads_stop() {
+  in_targets kodiak && [ -f "$out/logs/kodiak-$phase-threads.start" ] || return 0
+  local pid
+  pid=$(service_pid "kodiak-$phase") || return 0
+  thread_ticks "$pid" >"$out/logs/kodiak-$phase-threads.end"
+  awk -F'\t' -v hz="$hz" '
+    NR == FNR { before[$1] = $3; next }
+    {
+      name = $2; sub(/[0-9]+$/, "N", name)
+      used = $3 - ($1 in before ? before[$1] : 0)
+      if (used < 0) used = 0
+      cpu[name] += used; threads[name]++; total += used
+    }
+    END {
+      printf "Kodiak CPU by thread over the recorded %s runs (and the unrecorded per-cell runs between them): %.1f s in all\n", phase, total / hz
+      for (n in cpu) if (cpu[n] > 0) printf "%6.1f %%  %8.1f s  %-18s (%d threads)\n", 100 * cpu[n] / (total ? total : 1), cpu[n] / hz, n, threads[n] | "sort -rn"
+    }' phase="$phase" "$out/logs/kodiak-$phase-threads.start" "$out/logs/kodiak-$phase-threads.end" \
+    >"$out/kodiak-$phase-threads.txt"
+  progress "Kodiak CPU by thread: kodiak-$phase-threads.txt"
+}
+
 # ---- wrk -------------------------------------------------------------------------------------------
 # run_wrk LOG CPUFILE SECONDS CONNECTIONS URL PAYLOAD [PATH]: starts a bounded wrk in the background
 # (job_pid). The subshell around it reads its own cutime+cstime after waiting for wrk: that is wrk's CPU.
@@ -536,6 +664,9 @@ measure() {
   [ -z "$quiet_note" ] || note="${note:+$note; }$quiet_note"
   read -r -a p0 <<<"$(proc_ticks "${proxy_pids[@]+"${proxy_pids[@]}"}")"
   read -r -a u0 <<<"$(proc_ticks "${upstream_pids[@]+"${upstream_pids[@]}"}")"
+  local accepts0 accepts1 jvm0=(- -) jvm1=(- -)
+  [ "$target" = kodiak ] && [ -n "$proxy_root" ] && read -r -a jvm0 <<<"$(jvm_split "$proxy_root")"
+  accepts0=$(backend_accepts)
   read -r -a m0 <<<"$(machine_ticks)"
   t0=${EPOCHREALTIME/./}
   run_wrk "$log" "$cpufile" "$seconds" "$conns" "http://127.0.0.1:$(target_port "$target")" "$payload" "$path"
@@ -560,6 +691,16 @@ measure() {
   read -r -a p1 <<<"$(proc_ticks "${proxy_pids[@]+"${proxy_pids[@]}"}")"
   read -r -a u1 <<<"$(proc_ticks "${upstream_pids[@]+"${upstream_pids[@]}"}")"
   read -r -a m1 <<<"$(machine_ticks)"
+  accepts1=$(backend_accepts)
+  [ "$target" = kodiak ] && [ -n "$proxy_root" ] && read -r -a jvm1 <<<"$(jvm_split "$proxy_root")"
+  local jit=- gc=-
+  if [ "${jvm0[0]}" != - ] && [ "${jvm1[0]}" != - ]; then
+    jit=$((jvm1[0] - jvm0[0])) gc=$((jvm1[1] - jvm0[1]))
+    ((jit >= 0)) || jit=0
+  fi
+  local connects=-
+  # The status request itself is one accepted connection.
+  [ "$accepts0" = - ] || [ "$accepts1" = - ] || connects=$((accepts1 - accepts0 - 1))
   if [ ${#proxy_pids[@]} -gt 0 ]; then
     r=$(proc_rss_kb "${proxy_pids[@]}")
     ((r > rss)) && rss=$r
@@ -581,7 +722,7 @@ measure() {
   fi
   local ut=$(((u1[0] + u1[1]) - (u0[0] + u0[1]))) pt=0
   [ "$pu" = - ] || pt=$((pu + ps))
-  printf '%s\n' "$phase	$target	$payload	$conns	$rep	$position	$seconds	${v[requests]}	${v[duration_us]}	${v[bytes]}	${v[connect]}	${v[read]}	${v[write]}	${v[status]}	${v[timeout]}	${v[mean_us]}	${v[p50_us]}	${v[p75_us]}	${v[p90_us]}	${v[p95_us]}	${v[p99_us]}	${v[max_us]}	$pu	$ps	$ut	$wrk_ticks	$((m1[0] - m0[0]))	$((m1[1] - m0[1]))	$((t1 - t0))	$rss_out	$fds_out	$hz	$note" >>"$runs"
+  printf '%s\n' "$phase	$target	$payload	$conns	$rep	$position	$seconds	${v[requests]}	${v[duration_us]}	${v[bytes]}	${v[connect]}	${v[read]}	${v[write]}	${v[status]}	${v[timeout]}	${v[mean_us]}	${v[p50_us]}	${v[p75_us]}	${v[p90_us]}	${v[p95_us]}	${v[p99_us]}	${v[max_us]}	$pu	$ps	$ut	$wrk_ticks	$((m1[0] - m0[0]))	$((m1[1] - m0[1]))	$((t1 - t0))	$rss_out	$fds_out	$connects	$jit	$gc	$hz	$note" >>"$runs"
 
   # One progress line: req/s, CPU per request, p99, errors, and how busy the rest of the machine was.
   awk -v t="$target" -v pl="$payload" -v c="$conns" -v rep="$rep" -v reps="$reps_now" -v n="${v[requests]}" -v d="${v[duration_us]}" \
@@ -640,7 +781,7 @@ rotation() {
 # ---- the run ---------------------------------------------------------------------------------------
 mkdir -p "$out/logs/wrk"
 preflight_notes=()
-quiet_note=""
+quiet_note="" jit_note=""
 kodiak_build_note="" kodiak_jar_info=""
 started_at=$SECONDS
 reps_now=$reps
@@ -672,6 +813,9 @@ if $matrix; then
     done
   fi
 
+  warm_jit
+  jfr_start
+  threads_start
   cell=0
   cells=$((${#payloads[@]} * ${#concurrency[@]}))
   for size in "${payloads[@]}"; do
@@ -692,6 +836,8 @@ if $matrix; then
       done
     done
   done
+  jfr_stop
+  threads_stop
   for t in "${PROXIES[@]}"; do in_targets "$t" && service_stop "$t-matrix"; done
   service_stop backend
 fi
@@ -708,6 +854,9 @@ if $scale; then
     progress "warm-up: ${scale_warmup}s per target at ${scale_conns[0]} connections (not recorded)"
     for t in "${targets[@]}"; do warm "$t" "$scale_warmup" "${scale_conns[0]}" "$SCALE_PAYLOAD" "$STUB_PATH"; done
   fi
+  warm_jit
+  jfr_start
+  threads_start
   cell=0
   for c in "${scale_conns[@]}"; do
     cell=$((cell + 1))
@@ -723,6 +872,8 @@ if $scale; then
       done
     done
   done
+  jfr_stop
+  threads_stop
   for t in "${PROXIES[@]}"; do in_targets "$t" && service_stop "$t-scale"; done
   for t in "${targets[@]}"; do service_stop "stub-$t"; done
 fi
@@ -733,15 +884,20 @@ progress "measured in $((elapsed / 60)) min $((elapsed % 60)) s"
 # ---- report ----------------------------------------------------------------------------------------
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 git -C "$root" diff --quiet HEAD -- src pom.xml 2>/dev/null || commit="$commit (with uncommitted changes in src/ or pom.xml)"
+matrix_note="" scale_note="" jfr_note="" quiet_meta=""
+$matrix && matrix_note="; matrix runs of ${duration}s after a ${warmup}s warm-up per target and a ${cell_warmup}s unrecorded run per target and cell"
+$scale && scale_note="; scale runs of ${scale_duration}s on fresh proxies and one stub per target (500 ms, async), after a ${scale_warmup}s warm-up per target"
+$jfr && jfr_note="; recorded with JFR (profile settings) during the recorded runs"
+((quiet_wait > 0)) && quiet_meta=", waiting up to ${quiet_wait}s before each run for a quiet machine"
 meta=(
   "date=$(date '+%Y-%m-%d %H:%M %Z')"
   "command=$invocation"
-  "profile=$profile; ${reps} repetition(s) per target and cell$($matrix && echo "; matrix runs of ${duration}s after a ${warmup}s warm-up per target and a ${cell_warmup}s unrecorded run per target and cell")$($scale && echo "; scale runs of ${scale_duration}s on fresh proxies and one stub per target (500 ms, async), after a ${scale_warmup}s warm-up per target")"
+  "profile=$profile; ${reps} repetition(s) per target and cell${matrix_note}${scale_note}"
   "load=wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}') -t2, keep-alive, POST bodies of the payload size (the backend answers the same size), --timeout 10s; targets alternate within each cell"
   "machine=$ncpu cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(uname -sr), open files per process $(ulimit -n); load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
   "peers=$("$nginx_bin" -v 2>&1 | sed 's/.*version: //'), $("$haproxy_bin" -v 2>/dev/null | head -1 | awk '{print "HAProxy " $3}'), $("$java17" -version 2>&1 | head -1)"
-  "Kodiak=commit $commit; ${kodiak_jar_info:-not measured}; launched with $kodiak_launch; JAVA_OPTS $(kodiak_java_opts)${kodiak_confs[*]:+; extra config ${kodiak_confs[*]}}${kodiak_build_note:+; $kodiak_build_note}"
-  "duration=measured in $((elapsed / 60)) min $((elapsed % 60)) s$( ((quiet_wait > 0)) && echo ", waiting up to ${quiet_wait}s before each run for a quiet machine")"
+  "Kodiak=commit $commit; ${kodiak_jar_info:-not measured}; launched with $kodiak_launch; JAVA_OPTS $(kodiak_java_opts)${kodiak_confs[*]:+; extra config ${kodiak_confs[*]}}${kodiak_build_note:+; $kodiak_build_note}${jfr_note}${jit_note:+; $jit_note}"
+  "duration=measured in $((elapsed / 60)) min $((elapsed % 60)) s${quiet_meta}"
   "caveat=wrk, the proxy and the backend share the machine's cores: req/s measures the whole box and moves with other load (see the other-CPU column); CPU µs per request is the proxy's own cost and holds better"
 )
 for n in "${preflight_notes[@]+"${preflight_notes[@]}"}"; do meta+=("preflight failure=$n"); done
