@@ -3,6 +3,8 @@
 #   1. Kodiak (root pom): unit and integration tests on ephemeral loopback ports
 #   2. the stub (stub/pom.xml)
 #   3. the real Mule 3.6.0 peers, smoke-tested against a small backend (bench/mule/pom.xml)
+#   4. the bundled experiment: the report generator's self-test, then a --quick Gatling run of the
+#      stub and Kodiak that fails when any request fails
 # Maven fetches everything it needs from Maven Central on a fresh machine.
 set -euo pipefail
 root=$(cd -P "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
@@ -18,5 +20,11 @@ mvn -B -f stub/pom.xml verify
 
 step "Mule 3.6.0 peers: mvn -B -f bench/mule/pom.xml verify"
 mvn -B -f bench/mule/pom.xml verify
+
+step "bench report generator: bench/gatling/selftest.sh"
+bench/gatling/selftest.sh
+
+step "experiment smoke: bin/bench.sh gatling --quick --targets stub,kodiak --fail-on-ko"
+bin/bench.sh gatling --quick --targets stub,kodiak --fail-on-ko
 
 step "all tests passed"
