@@ -17,6 +17,7 @@ command=${1:-}
 case $command in
   gatling) exec "$root/bench/gatling/run.sh" "$@" ;;
   core) exec "$root/bench/core/run.sh" "$@" ;;
+  throughput) exec "$root/bench/throughput/run.sh" "$@" ;;
   -h|--help|help) usage; exit 0 ;;
   *) usage; exit 2 ;;
 esac
