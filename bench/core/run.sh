@@ -34,9 +34,12 @@ mkdir -p "$out"
 say() { printf '[core %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 
 STUB_PORT=9801; KODIAK_PORT=9802; BACKEND_PORT=9803; NGINX_PORT=9804; BULK_PORT=9805; HEAP_KODIAK_PORT=9806
-pids=()
+# Pids go to a file: kodiak() runs in a $(...) subshell, where an array append would be lost.
+pidfile=$out/started.pids
+: > "$pidfile"
 cleanup() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  local pid
+  while read -r pid; do kill -TERM "$pid" 2>/dev/null || true; done < "$pidfile"
   [ -f "$out/nginx/nginx.pid" ] && kill -TERM "$(cat "$out/nginx/nginx.pid")" 2>/dev/null || true
   STUB_BASE=$out/stub "$root/bin/stub.sh" stop >/dev/null 2>&1 || true
 }
@@ -62,7 +65,7 @@ EOF
   "$java" "$@" -Dlogback.configurationFile="$root/bench/core/logback-quiet.xml" -Dkodiak.daemon="bench-core:$name " \
     -cp "$root/target/classes:$root/target/lib/*" io.kodiak.Main -c "$out/$name.conf" > "$out/$name.log" 2>&1 &
   local pid=$!
-  pids+=("$pid")
+  echo "$pid" >> "$pidfile"
   daemon_wait_port 127.0.0.1 "$port" "$pid" 30 || { echo "Kodiak ($name) did not start:" >&2; tail "$out/$name.log" >&2; exit 1; }
   echo "$pid"
 }
@@ -168,7 +171,7 @@ fi
 if wanted heap; then
 say "heap: Kodiak with -Xmx64m in front of a bulk backend"
 "$java" "$root/bench/core/BulkBackend.java" "$BULK_PORT" > "$out/bulk.log" 2>&1 &
-bulk_pid=$!; pids+=("$bulk_pid")
+bulk_pid=$!; echo "$bulk_pid" >> "$pidfile"
 daemon_wait_port 127.0.0.1 "$BULK_PORT" "$bulk_pid" 60 || { echo "bulk backend did not start" >&2; exit 1; }
 heap_pid=$(kodiak heap "$HEAP_KODIAK_PORT" "http://127.0.0.1:$BULK_PORT/" -Xms64m -Xmx64m)
 # transfer MIB: upload MIB (chunked, streamed from /dev/zero) then download MIB at 20 MB/s; records the peak
