@@ -38,7 +38,7 @@ daemon_wait_port() {
   local host=$1 port=$2 pid=$3 seconds=$4
   local deadline=$((SECONDS + seconds))
   while [ $SECONDS -lt "$deadline" ]; do
-    daemon_alive "$pid" || return 1
+    kill -0 "$pid" 2>/dev/null || return 1
     daemon_port_open "$host" "$port" && return 0
     sleep 0.2
   done
@@ -91,21 +91,14 @@ daemon_stop() {
   echo "stopping $name (pid $pid)…"
   kill -TERM "$pid" 2>/dev/null
   local deadline=$((SECONDS + seconds))
-  while daemon_alive "$pid" && [ $SECONDS -lt "$deadline" ]; do sleep 0.1; done
-  if daemon_alive "$pid"; then
+  while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt "$deadline" ]; do sleep 0.2; done
+  if kill -0 "$pid" 2>/dev/null; then
     echo "$name did not exit within ${seconds}s; killing pid $pid" >&2
     kill -KILL "$pid" 2>/dev/null
-    while daemon_alive "$pid"; do sleep 0.1; done
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
   fi
   rm -f "$pidfile"
   echo "$name stopped"
-}
-
-# True while PID runs. A zombie has exited (PID 1 here may reap late), so it counts as gone.
-daemon_alive() {
-  local state
-  state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
-  [ -n "$state" ] && [ "$state" != Z ]
 }
 
 # Seconds since PID started (for status output).
