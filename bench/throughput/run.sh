@@ -672,15 +672,17 @@ measure() {
   run_wrk "$log" "$cpufile" "$seconds" "$conns" "http://127.0.0.1:$(target_port "$target")" "$payload" "$path"
   # Resident memory is the largest of one-second samples while the connections are open; the open files
   # are sampled once, past the middle of the run.
-  half=$((seconds * 6 / 10))
-  local waited=0
+  # Polled every 0.2 s so that the window ends soon after wrk does.
+  # The poll past 60 % of the run, rounded to a sampling poll (every fifth).
+  half=$(((seconds * 6 / 10) * 5))
+  local polls=0
   while kill -0 "$job_pid" 2>/dev/null; do
-    sleep 1
-    waited=$((waited + 1))
-    if [ ${#proxy_pids[@]} -gt 0 ]; then
+    sleep 0.2
+    polls=$((polls + 1))
+    if [ ${#proxy_pids[@]} -gt 0 ] && ((polls % 5 == 0)); then
       r=$(proc_rss_kb "${proxy_pids[@]}")
       ((r > rss)) && rss=$r
-      [ "$waited" = "$half" ] && fds=$(proc_fds "${proxy_pids[@]}")
+      [ "$polls" = "$half" ] && fds=$(proc_fds "${proxy_pids[@]}")
     fi
   done
   local wrk_rc=0
@@ -707,6 +709,9 @@ measure() {
     ((fds > 0)) || fds=$(proc_fds "${proxy_pids[@]}")
   fi
 
+  if [ -n "$proxy_root" ] && ! kill -0 "$proxy_root" 2>/dev/null; then
+    note="${note:+$note; }$svc exited during the run"
+  fi
   local result wrk_ticks
   result=$(grep -m1 '^RESULT ' "$log" || true)
   wrk_ticks=$(cat "$cpufile" 2>/dev/null || echo 0)
