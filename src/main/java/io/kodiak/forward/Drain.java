@@ -29,7 +29,12 @@ public final class Drain {
         return draining;
     }
 
-    /** From now on new requests are refused; {@code whenIdle} runs once nothing is in flight. */
+    /** From now on new requests are refused and responses close their connections. */
+    public void begin() {
+        draining = true;
+    }
+
+    /** Draining (see {@link #begin}); {@code whenIdle} runs once nothing is in flight. */
     public void start(Runnable whenIdle) {
         onIdle = whenIdle;
         draining = true;

@@ -94,6 +94,9 @@ public final class ProxyListener {
      * every remaining connection.
      */
     public void stop(long graceMillis) {
+        // Before the unbind: Grizzly calls the shutdown listener on its own thread after unbinding,
+        // and a response finishing in between must already say Connection: close.
+        drain.begin();
         try {
             transport.shutdown(graceMillis, TimeUnit.MILLISECONDS).get(graceMillis + 5_000, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
