@@ -111,6 +111,8 @@ final class Run {
     /** A JVM proxy's CPU in JIT compiler threads, and in GC threads plus the VM thread. */
     Long jitTicks;
     Long gcTicks;
+    /** Connections accepted anywhere on the machine during the run (PassiveOpens). */
+    Long machineAccepts;
     int hz;
     String note;
 
@@ -170,6 +172,7 @@ final class Run {
         r.fds = optional(m, "fds");
         r.upstreamConnects = optional(m, "upstream_connects");
         r.jitTicks = optional(m, "proxy_jit_ticks");
+        r.machineAccepts = optional(m, "machine_accepts");
         r.gcTicks = optional(m, "proxy_gc_ticks");
         r.hz = (int) num(m, "hz");
         r.note = m.getOrDefault("note", "");
@@ -237,6 +240,19 @@ final class Run {
         return gcTicks == null || requests == 0 ? null : ticksToUs(gcTicks) / requests;
     }
 
+    /**
+     * Matrix only: accepted connections beyond wrk's own and the proxy's new upstream ones, i.e. clients that
+     * had to reconnect because their connection was closed (or someone else's connections on the machine).
+     */
+    Long clientReconnects() {
+        if (!phase.equals("matrix") || machineAccepts == null || upstreamConnects == null) {
+            return null;
+        }
+        // wrk opens one probe connection before its workers' connections; direct counts it at the backend too.
+        long expected = target.equals("direct") ? upstreamConnects : connections + 1 + upstreamConnects;
+        return Math.max(0, machineAccepts - expected);
+    }
+
     Double upstreamCpuUsPerReq() {
         return requests == 0 ? null : ticksToUs(upstreamTicks) / requests;
     }
@@ -298,6 +314,10 @@ record Cell(String target, List<Run> runs) {
 
     Stat upstreamConnects() {
         return Stat.of(runs, r -> r.upstreamConnects == null ? null : (double) r.upstreamConnects);
+    }
+
+    Stat reconnects() {
+        return Stat.of(runs, r -> r.clientReconnects() == null ? null : (double) r.clientReconnects());
     }
 
     Stat upstreamCpu() {
@@ -742,6 +762,7 @@ final class Tables {
         r.targets.forEach(t -> h.add(ThroughputReport.LABEL.get(t) + " errors"));
         proxies.forEach(t -> h.add(ThroughputReport.LABEL.get(t) + " RSS MB"));
         proxies.forEach(t -> h.add(ThroughputReport.LABEL.get(t) + " new upstream conns"));
+        r.targets.forEach(t -> h.add(ThroughputReport.LABEL.get(t) + " client reconnects"));
         h.add("other CPU");
         Table table = new Table(h.toArray(String[]::new));
         for (int c : r.matrixConnections) {
@@ -761,6 +782,10 @@ final class Tables {
             for (String t : proxies) {
                 Cell cell = r.matrix(p, c, t);
                 row.add(cell == null ? "—" : Fmt.range(cell.upstreamConnects(), Fmt::num));
+            }
+            for (String t : r.targets) {
+                Cell cell = r.matrix(p, c, t);
+                row.add(cell == null ? "—" : Fmt.num(cell.reconnects().median()));
             }
             row.add(Fmt.pct(Stat.of(all, Run::otherCpuPct).median()));
             table.add(row.toArray(String[]::new));
@@ -1257,6 +1282,8 @@ final class Json {
             o.put("rss_mb", round(r.rssMb(), 1));
             o.put("open_files", r.fds);
             o.put("upstream_connects", r.upstreamConnects);
+            o.put("machine_accepts", r.machineAccepts);
+            o.put("client_reconnects_est", r.clientReconnects());
             o.put("response_bytes_per_req", round(r.responseBytes(), 1));
             if (r.phase.equals("scale")) {
                 double ceiling = r.connections / ThroughputReport.SCALE_DELAY_S;

@@ -210,7 +210,7 @@ while [ -e "$out" ]; do out=$root/target/bench/$stamp-$((suffix++)); done
 mkdir -p "$out/logs" "$out/run"
 ln -sfn "$(basename "$out")" "$root/target/bench/latest-throughput"
 runs=$out/runs.tsv
-printf '%s\n' "phase	target	payload	connections	repetition	position	planned_s	requests	duration_us	bytes	err_connect	err_read	err_write	err_status	err_timeout	mean_us	p50_us	p75_us	p90_us	p95_us	p99_us	max_us	proxy_user_ticks	proxy_sys_ticks	upstream_ticks	wrk_ticks	machine_busy_ticks	machine_total_ticks	wall_us	rss_kb	fds	upstream_connects	proxy_jit_ticks	proxy_gc_ticks	hz	note" >"$runs"
+printf '%s\n' "phase	target	payload	connections	repetition	position	planned_s	requests	duration_us	bytes	err_connect	err_read	err_write	err_status	err_timeout	mean_us	p50_us	p75_us	p90_us	p95_us	p99_us	max_us	proxy_user_ticks	proxy_sys_ticks	upstream_ticks	wrk_ticks	machine_busy_ticks	machine_total_ticks	wall_us	rss_kb	fds	upstream_connects	machine_accepts	proxy_jit_ticks	proxy_gc_ticks	hz	note" >"$runs"
 
 # ---- cleanup: stop what this run started, by pid, also on Ctrl-C and errors -------------------------
 started=()   # services started by this run, in start order
@@ -515,6 +515,24 @@ backend_accepts() {
   awk 'NR == 3 { print $1; found = 1 } END { if (!found) print "-" }' <<<"$status"
 }
 
+# TCP connections accepted on this machine so far (PassiveOpens in /proc/net/snmp). Over a run, what is
+# left after wrk's own connections and the backend's count is clients reconnecting: a proxy that closed
+# connections wrk wanted to keep (or, rarely, someone else's connections).
+tcp_accepts() {
+  local tag rest seen=0
+  local -a f
+  while read -r tag rest; do
+    [ "$tag" = Tcp: ] || continue
+    seen=$((seen + 1))
+    if [ "$seen" = 2 ]; then
+      read -r -a f <<<"$rest"
+      echo "${f[5]}"
+      return 0
+    fi
+  done </proc/net/snmp
+  echo -
+}
+
 # CPU ticks per thread of PID as "tid<TAB>name<TAB>ticks" lines (JVM threads carry their names here).
 thread_ticks() {
   local pid=$1 task line rest name
@@ -667,6 +685,8 @@ measure() {
   local accepts0 accepts1 jvm0=(- -) jvm1=(- -)
   [ "$target" = kodiak ] && [ -n "$proxy_root" ] && read -r -a jvm0 <<<"$(jvm_split "$proxy_root")"
   accepts0=$(backend_accepts)
+  local tcp0 tcp1
+  tcp0=$(tcp_accepts)
   read -r -a m0 <<<"$(machine_ticks)"
   t0=${EPOCHREALTIME/./}
   run_wrk "$log" "$cpufile" "$seconds" "$conns" "http://127.0.0.1:$(target_port "$target")" "$payload" "$path"
@@ -693,6 +713,7 @@ measure() {
   read -r -a p1 <<<"$(proc_ticks "${proxy_pids[@]+"${proxy_pids[@]}"}")"
   read -r -a u1 <<<"$(proc_ticks "${upstream_pids[@]+"${upstream_pids[@]}"}")"
   read -r -a m1 <<<"$(machine_ticks)"
+  tcp1=$(tcp_accepts)
   accepts1=$(backend_accepts)
   [ "$target" = kodiak ] && [ -n "$proxy_root" ] && read -r -a jvm1 <<<"$(jvm_split "$proxy_root")"
   local jit=- gc=-
@@ -727,7 +748,7 @@ measure() {
   fi
   local ut=$(((u1[0] + u1[1]) - (u0[0] + u0[1]))) pt=0
   [ "$pu" = - ] || pt=$((pu + ps))
-  printf '%s\n' "$phase	$target	$payload	$conns	$rep	$position	$seconds	${v[requests]}	${v[duration_us]}	${v[bytes]}	${v[connect]}	${v[read]}	${v[write]}	${v[status]}	${v[timeout]}	${v[mean_us]}	${v[p50_us]}	${v[p75_us]}	${v[p90_us]}	${v[p95_us]}	${v[p99_us]}	${v[max_us]}	$pu	$ps	$ut	$wrk_ticks	$((m1[0] - m0[0]))	$((m1[1] - m0[1]))	$((t1 - t0))	$rss_out	$fds_out	$connects	$jit	$gc	$hz	$note" >>"$runs"
+  printf '%s\n' "$phase	$target	$payload	$conns	$rep	$position	$seconds	${v[requests]}	${v[duration_us]}	${v[bytes]}	${v[connect]}	${v[read]}	${v[write]}	${v[status]}	${v[timeout]}	${v[mean_us]}	${v[p50_us]}	${v[p75_us]}	${v[p90_us]}	${v[p95_us]}	${v[p99_us]}	${v[max_us]}	$pu	$ps	$ut	$wrk_ticks	$((m1[0] - m0[0]))	$((m1[1] - m0[1]))	$((t1 - t0))	$rss_out	$fds_out	$connects	$([ "$tcp0" = - ] || [ "$tcp1" = - ] && echo - || echo $((tcp1 - tcp0)))	$jit	$gc	$hz	$note" >>"$runs"
 
   # One progress line: req/s, CPU per request, p99, errors, and how busy the rest of the machine was.
   awk -v t="$target" -v pl="$payload" -v c="$conns" -v rep="$rep" -v reps="$reps_now" -v n="${v[requests]}" -v d="${v[duration_us]}" \

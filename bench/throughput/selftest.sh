@@ -27,22 +27,22 @@ check() {
 row() { grep "\"target\": \"$1\", .*\"scenario\": \"$2\", .*\"repetition\": $3," "$work/results.json"; }
 has() { grep -qF -- "$2" <<<"$1"; }
 
-header="phase	target	payload	connections	repetition	position	planned_s	requests	duration_us	bytes	err_connect	err_read	err_write	err_status	err_timeout	mean_us	p50_us	p75_us	p90_us	p95_us	p99_us	max_us	proxy_user_ticks	proxy_sys_ticks	upstream_ticks	wrk_ticks	machine_busy_ticks	machine_total_ticks	wall_us	rss_kb	fds	upstream_connects	proxy_jit_ticks	proxy_gc_ticks	hz	note"
+header="phase	target	payload	connections	repetition	position	planned_s	requests	duration_us	bytes	err_connect	err_read	err_write	err_status	err_timeout	mean_us	p50_us	p75_us	p90_us	p95_us	p99_us	max_us	proxy_user_ticks	proxy_sys_ticks	upstream_ticks	wrk_ticks	machine_busy_ticks	machine_total_ticks	wall_us	rss_kb	fds	upstream_connects	machine_accepts	proxy_jit_ticks	proxy_gc_ticks	hz	note"
 {
   echo "$header"
   # 100,000 requests in 10 s = 10,000 req/s; 300 + 100 ticks at 100 Hz = 4 s of CPU = 40 µs per request.
   for rep in 1 2 3; do
-    echo "matrix	kodiak	512	80	$rep	1	10	$((100000 + rep * 1000))	10000000	60000000	0	0	0	0	0	2000	1500	1800	2500	3000	5000	9000	300	100	80	150	630	2000	10300000	204800	250	0	10	5	100	"
-    echo "matrix	nginx	512	80	$rep	2	10	200000	10000000	120000000	0	0	0	0	0	1000	900	1000	1200	1500	3000	6000	200	200	160	300	860	2000	10300000	40960	240	0	-	-	100	"
-    echo "matrix	haproxy	512	80	$rep	3	10	150000	10000000	90000000	0	0	0	0	0	1000	900	1000	1200	1500	3500	6000	150	150	120	200	620	2000	10300000	20480	230	0	-	-	100	"
-    echo "matrix	direct	512	80	$rep	4	10	400000	10000000	240000000	0	0	0	0	0	500	400	500	600	700	1000	3000	-	-	300	600	900	2000	10300000	-	-	80	-	-	100	"
+    echo "matrix	kodiak	512	80	$rep	1	10	$((100000 + rep * 1000))	10000000	60000000	0	0	0	0	0	2000	1500	1800	2500	3000	5000	9000	300	100	80	150	630	2000	10300000	204800	250	0	81	10	5	100	"
+    echo "matrix	nginx	512	80	$rep	2	10	200000	10000000	120000000	0	0	0	0	0	1000	900	1000	1200	1500	3000	6000	200	200	160	300	860	2000	10300000	40960	240	0	81	-	-	100	"
+    echo "matrix	haproxy	512	80	$rep	3	10	150000	10000000	90000000	0	0	0	0	0	1000	900	1000	1200	1500	3500	6000	150	150	120	200	620	2000	10300000	20480	230	0	81	-	-	100	"
+    echo "matrix	direct	512	80	$rep	4	10	400000	10000000	240000000	0	0	0	0	0	500	400	500	600	700	1000	3000	-	-	300	600	900	2000	10300000	-	-	80	80	-	-	100	"
   done
   # One failing Kodiak run: 5 status errors and 2 timeouts; the machine was busy with others (1,250 of 2,000
   # ticks busy, 600 of them not wrk's, the proxy's or the backend's).
-  echo "matrix	kodiak	10240	640	1	1	10	50000	10000000	60000000	0	0	0	5	2	5000	4000	6000	8000	9000	20000	90000	250	250	80	70	1250	2000	10300000	307200	1400	12	50	20	100	"
-  echo "matrix	nginx	10240	640	1	2	10	60000	10000000	60000000	0	0	0	0	0	5000	4000	6000	8000	9000	15000	90000	150	150	80	70	450	2000	10300000	51200	1300	0	-	-	100	"
-  echo "scale	kodiak	512	8000	1	1	20	300000	20000000	30000000	0	0	0	0	0	510000	505000	508000	512000	520000	550000	900000	600	300	500	300	1700	4000	20300000	300000	16040	-	5	30	100	"
-  echo "scale	direct	512	8000	1	2	20	310000	20000000	31000000	0	0	0	0	0	505000	502000	505000	508000	510000	530000	700000	-	-	900	300	1200	4000	20300000	-	-	-	-	-	100	wrk exit 0"
+  echo "matrix	kodiak	10240	640	1	1	10	50000	10000000	60000000	0	0	0	5	2	5000	4000	6000	8000	9000	20000	90000	250	250	80	70	1250	2000	10300000	307200	1400	12	653	50	20	100	"
+  echo "matrix	nginx	10240	640	1	2	10	60000	10000000	60000000	0	0	0	0	0	5000	4000	6000	8000	9000	15000	90000	150	150	80	70	450	2000	10300000	51200	1300	0	666	-	-	100	"
+  echo "scale	kodiak	512	8000	1	1	20	300000	20000000	30000000	0	0	0	0	0	510000	505000	508000	512000	520000	550000	900000	600	300	500	300	1700	4000	20300000	300000	16040	-	8000	5	30	100	"
+  echo "scale	direct	512	8000	1	2	20	310000	20000000	31000000	0	0	0	0	0	505000	502000	505000	508000	510000	530000	700000	-	-	900	300	1200	4000	20300000	-	-	-	8000	-	-	100	wrk exit 0"
 } >"$work/runs.tsv"
 
 "$java" "$here/ThroughputReport.java" --runs "$work/runs.tsv" --out-dir "$work" --meta "date=today" \
@@ -67,6 +67,10 @@ check "errors: status and socket errors are KO" has "$kf" '"ok": 49995, "ko": 7,
 check "error breakdown" has "$kf" '"errors": {"connect": 0, "read": 0, "write": 0, "status": 5, "timeout": 2}'
 check "other CPU when someone else used the machine" has "$kf" '"other_cpu_pct": 30,'
 check "upstream connections opened" has "$kf" '"upstream_connects": 12,'
+nf=$(row nginx "matrix 10 KB × 640" 1)
+check "client reconnects: accepts beyond wrk's and upstream ones" has "$nf" '"client_reconnects_est": 25'
+check "no reconnects when the accepts add up" has "$kf" '"client_reconnects_est": 0'
+check "direct: the backend's accepts are wrk's own" has "$d1" '"client_reconnects_est": 0'
 ks=$(row kodiak "scale 8000 connections, 500 ms upstream" 1)
 check "scale rows carry the ceiling" has "$ks" '"ceiling_rps": 16000, "of_ceiling": 0.9375'
 ds=$(row direct "scale 8000 connections, 500 ms upstream" 1)
