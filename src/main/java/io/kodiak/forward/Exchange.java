@@ -339,26 +339,19 @@ final class Exchange implements ResponseListener {
      * response cannot be corrected). The upstream connection is never reused after an error.
      */
     void fail(ProxyError error, String detail) {
-        Connection<?> connection;
+        Ending ending;
         boolean answer;
-        FilterChainContext heldClient;
-        FilterChainContext heldUpstream;
         synchronized (this) {
-            if (finished || responseComplete) {
+            ending = endUnlessDone();
+            if (ending == null) {
                 return;
             }
-            finished = true;
-            connection = upstream;
             answer = !responseCommitted;
             if (answer) {
                 status = error.status;
             }
-            heldClient = heldClientRead;
-            heldClientRead = null;
-            heldUpstream = heldUpstreamRead;
-            heldUpstreamRead = null;
         }
-        abandonUpstream(connection, heldUpstream);
+        abandonUpstream(ending);
         services.onError(error);
         LOG.warn("{} {} route={} upstream={} cause={}: {}", request.getMethod().getMethodString(),
                 request.getRequestURI(), route.prefix(), route.upstreamUrl(), error.cause, detail);
@@ -367,45 +360,61 @@ final class Exchange implements ResponseListener {
         } else {
             clientConnection.closeSilently();
         }
-        endClientSide(heldClient, answer, false);
+        endClientSide(ending.heldClient, answer, false);
         if (answer && error.closeClient) {
             // The answer said Connection: close; don't wait for a body that may never come.
             clientConnection.closeSilently();
         }
     }
 
+    /** What the single transition to "finished" hands over: the upstream connection and any paused reads. */
+    private record Ending(Connection<?> upstream, FilterChainContext heldClient, FilterChainContext heldUpstream) {
+    }
+
+    /**
+     * The one transition to "finished", under the lock; null when the exchange already ended or its
+     * response is complete (then only {@link #complete} may end it). Afterwards nothing is written anywhere.
+     */
+    private Ending endUnlessDone() {
+        if (finished || responseComplete) {
+            return null;
+        }
+        finished = true;
+        Ending ending = new Ending(upstream, heldClientRead, heldUpstreamRead);
+        heldClientRead = null;
+        heldUpstreamRead = null;
+        return ending;
+    }
+
     /**
      * After a failure the upstream connection is mid-message or broken: it is closed, never pooled,
      * and a read paused on it is dropped rather than resumed.
      */
-    private void abandonUpstream(Connection<?> connection, FilterChainContext heldUpstream) {
+    private void abandonUpstream(Ending ending) {
+        Connection<?> connection = ending.upstream;
         if (connection != null) {
             UpstreamConnection state = UpstreamConnection.of(connection);
             services.deadlines().disarm(state);
             state.unbind(this);
             pool.discard(connection);
         }
-        if (heldUpstream != null) {
-            heldUpstream.completeAndRecycle();
+        if (ending.heldUpstream != null) {
+            ending.heldUpstream.completeAndRecycle();
         }
     }
 
     /** The client connection closed: stop everything, and never pool the upstream connection mid-exchange. */
     void onClientClosed() {
-        Connection<?> connection;
-        FilterChainContext heldUpstream;
+        Ending ending;
         synchronized (this) {
-            if (finished || responseComplete) {
+            ending = endUnlessDone();
+            if (ending == null) {
                 return;
             }
-            finished = true;
-            connection = upstream;
             status = CLIENT_CLOSED_STATUS;
-            heldClientRead = null;
-            heldUpstream = heldUpstreamRead;
-            heldUpstreamRead = null;
         }
-        abandonUpstream(connection, heldUpstream);
+        // The client is gone: its paused read is dropped with the connection, not resumed.
+        abandonUpstream(ending);
         services.onError(null);
         clientCtx.completeAndRecycle();
         client.finish(this, request);
