@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# bin/bench.sh core [--quick] [--only essence|cost|heap] — the core's three measurements, each side by side in one run:
-#   essence  the original scenario's essence: a 500 ms stub, 200 keep-alive clients, POST "test1";
+# bin/bench.sh core [--quick] [--only essence|cost|heap] [--connections N] — the core's three measurements,
+# each side by side in one run (KODIAK_JAVA_OPTS adds JVM options to every Kodiak it starts):
+#   essence  the original scenario's essence: a 500 ms stub, 200 keep-alive clients (--connections), POST "test1";
 #            Kodiak against going direct (req/s ratio, p99 added, errors), alternating, repeated
 #   cost     a zero-delay backend (nginx returning a fixed body), 100 B POST, 200 connections;
 #            Kodiak against nginx as a keep-alive proxy: req/s and CPU microseconds per request
@@ -15,13 +16,16 @@ cd "$root"
 
 quick=false
 only=all
+conns=200
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=true ;;
     --only) shift; only=${1:-}
             case $only in essence|cost|heap) ;; *) echo "bench core: --only takes essence, cost or heap" >&2; exit 2 ;; esac ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
-    *) echo "bench core: unknown option $1 (expected --quick, --only PART)" >&2; exit 2 ;;
+    --connections) shift; conns=${1:-}
+            [[ $conns =~ ^[1-9][0-9]*$ ]] || { echo "bench core: --connections takes a positive number" >&2; exit 2; } ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) echo "bench core: unknown option $1 (expected --quick, --only PART, --connections N)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -62,7 +66,8 @@ proxy.admin.enabled = false
 proxy.upstream.max-connections = 2000
 proxy.routes = [ { prefix = "/", upstream = "$upstream" } ]
 EOF
-  "$java" "$@" -Dlogback.configurationFile="$root/bench/core/logback-quiet.xml" -Dkodiak.daemon="bench-core:$name " \
+  # shellcheck disable=SC2086
+  "$java" "$@" ${KODIAK_JAVA_OPTS:-} -Dlogback.configurationFile="$root/bench/core/logback-quiet.xml" -Dkodiak.daemon="bench-core:$name " \
     -cp "$root/target/classes:$root/target/lib/*" io.kodiak.Main -c "$out/$name.conf" > "$out/$name.log" 2>&1 &
   local pid=$!
   echo "$pid" >> "$pidfile"
@@ -118,12 +123,12 @@ STUB_PORT=$STUB_PORT STUB_DELAY_MS=500 STUB_MODE=async STUB_BASE=$out/stub "$roo
 stub_url=http://127.0.0.1:$STUB_PORT/ProxiedServiceStub/ServiceStubServlet
 essence_pid=$(kodiak essence "$KODIAK_PORT" "$stub_url" -Xms256m -Xmx512m)
 say "essence: warm-up ${warm}s each"
-load warmup-direct "$stub_url" 200 "$warm" "$out/test1.lua" >/dev/null
-load warmup-kodiak "http://127.0.0.1:$KODIAK_PORT/" 200 "$warm" "$out/test1.lua" "$essence_pid" >/dev/null
+load warmup-direct "$stub_url" "$conns" "$warm" "$out/test1.lua" >/dev/null
+load warmup-kodiak "http://127.0.0.1:$KODIAK_PORT/" "$conns" "$warm" "$out/test1.lua" "$essence_pid" >/dev/null
 for r in $(seq 1 "$rounds"); do
   say "essence round $r/$rounds: direct, then Kodiak (${measure}s each)"
-  load essence-direct "$stub_url" 200 "$measure" "$out/test1.lua"
-  load essence-kodiak "http://127.0.0.1:$KODIAK_PORT/" 200 "$measure" "$out/test1.lua" "$essence_pid"
+  load essence-direct "$stub_url" "$conns" "$measure" "$out/test1.lua"
+  load essence-kodiak "http://127.0.0.1:$KODIAK_PORT/" "$conns" "$measure" "$out/test1.lua" "$essence_pid"
 done
 kill -TERM "$essence_pid"; STUB_BASE=$out/stub "$root/bin/stub.sh" stop > /dev/null
 fi
@@ -207,22 +212,24 @@ echo "{\"target\": \"heap-oom\", \"out_of_memory_errors\": $oom}" >> "$out/rows.
 fi
 
 # ----------------------------------------------------------------- report
-python3 - "$out" "$rounds" "$warm" "$measure" <<'PY'
+python3 - "$out" "$rounds" "$warm" "$measure" "$conns" "${KODIAK_JAVA_OPTS:-}" <<'PY'
 import json, statistics, sys
-out, rounds, warm, measure = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+out, rounds, warm, measure, conns, jopts = sys.argv[1:7]
 rows = [json.loads(l) for l in open(out + "/rows.jsonl")]
 json.dump(rows, open(out + "/results.json", "w"), indent=1)
 def of(t): return [r for r in rows if r["target"] == t]
 def med(xs): return statistics.median(xs) if xs else float("nan")
 def rng(xs): return "%s [%s–%s]" % (fmt(med(xs)), fmt(min(xs)), fmt(max(xs))) if xs else "n/a"
 def fmt(v): return "%.1f" % v if isinstance(v, float) else str(v)
-L = ["# bench core — %s rounds, %ss warm-up, %ss per run" % (rounds, warm, measure), ""]
+L = ["# bench core — %s rounds, %ss warm-up, %ss per run%s" % (rounds, warm, measure,
+      "; KODIAK_JAVA_OPTS=" + jopts if jopts else ""), ""]
 d, k = of("essence-direct"), of("essence-kodiak")
-if d: L += ["## Essence: 500 ms stub, 200 keep-alive clients, POST test1", "",
-      "| target | req/s median [min–max] | p50 ms | p99 ms | errors |", "|---|---|---|---|---|"]
+if d: L += ["## Essence: 500 ms stub, %s keep-alive clients, POST test1" % conns, "",
+      "| target | req/s median [min–max] | p50 ms | p99 ms | errors | Kodiak CPU µs/request |", "|---|---|---|---|---|---|"]
 for name, rs in (("direct", d), ("Kodiak", k)) if d else ():
-    L.append("| %s | %s | %s | %s | %d |" % (name, rng([r["rps"] for r in rs]), rng([r["p50_ms"] for r in rs]),
-                                            rng([r["p99_ms"] for r in rs]), sum(r["ko"] for r in rs)))
+    L.append("| %s | %s | %s | %s | %d | %s |" % (name, rng([r["rps"] for r in rs]), rng([r["p50_ms"] for r in rs]),
+                                            rng([r["p99_ms"] for r in rs]), sum(r["ko"] for r in rs),
+                                            rng([r["cpu_us_per_req"] for r in rs]) if name == "Kodiak" else "—"))
 ratios = [b["rps"] / a["rps"] for a, b in zip(d, k)]
 added = [b["p99_ms"] - a["p99_ms"] for a, b in zip(d, k)]
 if d: L += ["", "Kodiak/direct req/s per round: %s (median %.3f; target ≥ 0.99)." % (", ".join("%.3f" % x for x in ratios), med(ratios)),
