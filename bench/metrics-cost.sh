@@ -12,6 +12,8 @@ set -euo pipefail
 
 # shellcheck source=../bin/lib/daemon.sh
 source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../bin/lib/daemon.sh"
+# shellcheck source=../bin/lib/packages.sh
+source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../bin/lib/packages.sh"
 ROOT=$(cd "$(daemon_script_dir "${BASH_SOURCE[0]}")/.." && pwd)
 
 ROUNDS=3
@@ -39,14 +41,6 @@ for n in "$ROUNDS" "$DURATION" "$WARMUP" "$CONNECTIONS"; do
 done
 ((DURATION <= 120 && ROUNDS <= 10 && WARMUP <= 60)) || { echo "metrics-cost: at most 10 rounds of 120 s and 60 s warm-up" >&2; exit 2; }
 
-install_missing() {
-  local missing=()
-  command -v wrk >/dev/null || missing+=(wrk)
-  command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
-  [ ${#missing[@]} -eq 0 ] && return 0
-  echo "installing ${missing[*]} from Debian…"
-  apt-get install -y -q "${missing[@]}" >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q "${missing[@]}" >/dev/null; }
-}
 
 # The first port from START on that nothing listens on.
 free_port() {
@@ -59,7 +53,7 @@ RUN=$ROOT/target/bench/metrics-cost-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$RUN"
 # Anything a tool writes to its working directory lands in the run's directory.
 cd "$RUN"
-install_missing
+ensure_packages metrics-cost wrk nginx || exit 1
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
 BACKEND_PORT=$(free_port 19421)

@@ -10,6 +10,8 @@ set -euo pipefail
 
 # shellcheck source=../bin/lib/daemon.sh
 source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../bin/lib/daemon.sh"
+# shellcheck source=../bin/lib/packages.sh
+source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../bin/lib/packages.sh"
 BENCH_DIR=$(daemon_script_dir "${BASH_SOURCE[0]}")
 REPO_DIR=$(cd "$BENCH_DIR/.." && pwd)
 STUB_SH=$REPO_DIR/bin/stub.sh
@@ -33,10 +35,7 @@ if ((DURATION < 1 || CONNECTIONS < 1 || WRK_THREADS < 1 || STUB_DELAY_MS < 1)); 
   exit 2
 fi
 
-if ! command -v wrk >/dev/null; then
-  echo "installing wrk…"
-  (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null
-fi
+ensure_packages stub-capacity wrk || exit 1
 
 OUT_DIR=$REPO_DIR/target/stub-capacity/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$OUT_DIR"

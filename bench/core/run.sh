@@ -12,6 +12,8 @@
 set -euo pipefail
 root=$(cd -P "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
 source "$root/bin/lib/daemon.sh"
+# shellcheck source=../../bin/lib/packages.sh
+source "$root/bin/lib/packages.sh"
 cd "$root"
 
 quick=false
@@ -49,9 +51,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-for tool in wrk nginx curl; do
-  command -v "$tool" >/dev/null || { say "installing $tool"; apt-get update -qq >/dev/null; apt-get install -y -qq "$tool" >/dev/null; }
-done
+ensure_packages "bench core" wrk nginx curl || exit 1
 if [ ! -d target/lib ] || [ ! -d target/classes/io/kodiak ]; then
   say "building Kodiak…"; mvn -B -q -DskipTests package > "$out/build.log" 2>&1
 fi

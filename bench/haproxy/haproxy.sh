@@ -13,6 +13,8 @@ here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 root=$(cd "$here/../.." && pwd)
 # shellcheck source=../../bin/lib/daemon.sh
 . "$root/bin/lib/daemon.sh"
+# shellcheck source=../../bin/lib/packages.sh
+. "$root/bin/lib/packages.sh"
 
 name=haproxy
 host=127.0.0.1
@@ -31,15 +33,7 @@ haproxy_bin() {
 }
 
 ensure_installed() {
-  haproxy_bin >/dev/null && return 0
-  if [ "$(id -u)" != 0 ]; then
-    echo "$name: HAProxy is not installed and installing it needs root: apt-get install haproxy" >&2
-    return 1
-  fi
-  echo "$name: installing HAProxy from Debian…"
-  apt-get update -q >/dev/null
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends haproxy >/dev/null
-  haproxy_bin >/dev/null
+  ensure_packages "$name" haproxy
 }
 
 # Writes the effective config and sets cmd to the command line of this instance.

@@ -13,6 +13,8 @@ here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 root=$(cd "$here/../.." && pwd)
 # shellcheck source=../../bin/lib/daemon.sh
 . "$root/bin/lib/daemon.sh"
+# shellcheck source=../../bin/lib/packages.sh
+. "$root/bin/lib/packages.sh"
 
 name=nginx
 host=127.0.0.1
@@ -31,15 +33,7 @@ nginx_bin() {
 }
 
 ensure_installed() {
-  nginx_bin >/dev/null && return 0
-  if [ "$(id -u)" != 0 ]; then
-    echo "$name: nginx is not installed and installing it needs root: apt-get install nginx" >&2
-    return 1
-  fi
-  echo "$name: installing nginx from Debian…"
-  apt-get update -q >/dev/null
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nginx >/dev/null
-  nginx_bin >/dev/null
+  ensure_packages "$name" nginx
 }
 
 # Writes the effective config and sets cmd to the command line of this instance.

@@ -10,6 +10,8 @@ here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 root=$(cd "$here/../.." && pwd)
 # shellcheck source=../../bin/lib/daemon.sh
 . "$root/bin/lib/daemon.sh"
+# shellcheck source=../../bin/lib/packages.sh
+. "$root/bin/lib/packages.sh"
 
 ALL_TARGETS=(kodiak nginx haproxy direct)
 PROXIES=(kodiak nginx haproxy)
@@ -187,17 +189,10 @@ fi
 in_targets() { [[ " ${targets[*]} " == *" $1 "* ]]; }
 
 # ---- tools: installed from Debian when missing ------------------------------------------------------
-missing=()
-command -v wrk >/dev/null || missing+=(wrk)
-command -v curl >/dev/null || missing+=(curl)
-{ $matrix || in_targets nginx; } && ! command -v nginx >/dev/null && ! [ -x /usr/sbin/nginx ] && missing+=(nginx)
-in_targets haproxy && ! command -v haproxy >/dev/null && ! [ -x /usr/sbin/haproxy ] && missing+=(haproxy)
-if [ ${#missing[@]} -gt 0 ]; then
-  [ "$(id -u)" = 0 ] || die "missing ${missing[*]}; install them with: apt-get install ${missing[*]}"
-  progress "installing ${missing[*]} from Debian"
-  apt-get update -q >/dev/null
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
-fi
+tools=(wrk curl)
+{ $matrix || in_targets nginx; } && tools+=(nginx)
+in_targets haproxy && tools+=(haproxy)
+ensure_packages "bench throughput" "${tools[@]}" || exit 1
 export PATH=$PATH:/usr/sbin
 hz=$(getconf CLK_TCK)
 ncpu=$(nproc)
