@@ -105,6 +105,47 @@ class AdminEndpointTest {
         }
     }
 
+    /** Each failure the proxy meets for real moves its own cause, not just a status class. */
+    @Test
+    void errorsAreCountedByCauseFromRealFailures() throws Exception {
+        int closedPort;
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = probe.getLocalPort();
+        }
+        try (TestUpstream upstream = TestUpstream.start();
+             AdminHarness proxy = AdminHarness.start(routes(upstream)
+                     + "proxy.routes += { prefix = \"/down\", upstream = \"http://127.0.0.1:" + closedPort + "/\" }\n"
+                     + "proxy.upstream.response-timeout = 300ms\n")) {
+            String before = proxy.metrics();
+            for (String cause : new String[] {"connect", "timeout", "client_abort"}) {
+                assertEquals(0, value(before, "kodiak_errors_total{cause=\"" + cause + "\"}"), cause);
+            }
+
+            assertEquals(502, proxy.proxyPost("/down/x", "a").statusCode(), "refused connect");
+            assertEquals(504, proxy.proxyPost("/app/hold", "b").statusCode(), "no answer within response-timeout");
+            assertEquals(1, value(proxy.metrics(), "kodiak_errors_total{cause=\"connect\"}"));
+            assertEquals(1, value(proxy.metrics(), "kodiak_errors_total{cause=\"timeout\"}"));
+
+            // A client that leaves while its request waits on the upstream.
+            proxy.proxyPost("/app/echo", "warm");
+            try (RawHttp leaving = new RawHttp(proxy.kodiak.port())) {
+                leaving.send("GET /app/hold HTTP/1.1\r\nHost: a\r\n\r\n");
+                await(() -> upstream.holds() == 2, "the second held request to reach the upstream");
+            }
+            await(() -> {
+                try {
+                    return value(proxy.metrics(), "kodiak_errors_total{cause=\"client_abort\"}") == 1;
+                } catch (IOException | InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+            }, "the client abort to be counted");
+
+            String after = proxy.metrics();
+            assertEquals(1, value(after, "kodiak_requests_total{route=\"/down\",status_class=\"5xx\"}"));
+            assertEquals(0, value(after, "kodiak_inflight_exchanges"));
+        }
+    }
+
     @Test
     void drainingProxyReportsUnhealthyWhileItsExchangeFinishes() throws Exception {
         try (TestUpstream upstream = TestUpstream.start();
