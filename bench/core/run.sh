@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bin/bench.sh core [--quick] [--only essence|cost|heap] [--connections N] — the core's three measurements,
+# bin/bench.sh core [--quick] [--only essence|cost|heap] [--connections N] [--warmup S] — the core's three measurements,
 # each side by side in one run (KODIAK_JAVA_OPTS adds JVM options to every Kodiak it starts):
 #   essence  the original scenario's essence: a 500 ms stub, 200 keep-alive clients (--connections), POST "test1";
 #            Kodiak against going direct (req/s ratio, p99 added, errors), alternating, repeated
@@ -19,20 +19,24 @@ cd "$root"
 quick=false
 only=all
 conns=200
+warm_override=
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=true ;;
     --only) shift; only=${1:-}
             case $only in essence|cost|heap) ;; *) echo "bench core: --only takes essence, cost or heap" >&2; exit 2 ;; esac ;;
+    --warmup) shift; warm_override=${1:-}
+            [[ $warm_override =~ ^[1-9][0-9]{0,3}$ ]] || { echo "bench core: --warmup takes seconds (1-9999)" >&2; exit 2; } ;;
     --connections) shift; conns=${1:-}
             [[ $conns =~ ^[1-9][0-9]*$ ]] || { echo "bench core: --connections takes a positive number" >&2; exit 2; } ;;
     -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
-    *) echo "bench core: unknown option $1 (expected --quick, --only PART, --connections N)" >&2; exit 2 ;;
+    *) echo "bench core: unknown option $1 (expected --quick, --only PART, --connections N, --warmup S)" >&2; exit 2 ;;
   esac
   shift
 done
 wanted() { [ "$only" = all ] || [ "$only" = "$1" ]; }
 if $quick; then warm=5; measure=8; rounds=1; else warm=15; measure=20; rounds=3; fi
+warm=${warm_override:-$warm}
 
 stamp=$(date +%Y%m%d-%H%M%S)
 out=$root/target/bench/core-$stamp

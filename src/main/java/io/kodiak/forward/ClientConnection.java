@@ -5,10 +5,12 @@ import org.glassfish.grizzly.Grizzly;
 import org.glassfish.grizzly.attributes.Attribute;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.http.HttpHeader;
+import org.glassfish.grizzly.http.HttpRequestPacket;
 
 /**
- * Per client connection: the exchange in progress, and a pipelined next request held back
- * (its read suspended) until that exchange is over, so responses leave in request order.
+ * Per client connection: the exchange in progress, a pipelined next request held back (its read
+ * suspended) until that exchange is over, so responses leave in request order, and the finished
+ * exchange's request packets waiting to be recycled on this connection's own selector thread.
  */
 final class ClientConnection {
     private static final Attribute<ClientConnection> ATTR =
@@ -17,6 +19,8 @@ final class ClientConnection {
     private Exchange current;
     private HttpHeader lastFinishedRequest;
     private FilterChainContext heldRequest;
+    private HttpRequestPacket finishedRequest;
+    private HttpRequestPacket finishedUpstreamRequest;
 
     static ClientConnection of(Connection<?> connection) {
         ClientConnection state = ATTR.get(connection);
@@ -70,5 +74,48 @@ final class ClientConnection {
         FilterChainContext held = heldRequest;
         heldRequest = null;
         return held;
+    }
+
+    /**
+     * Keeps a finished exchange's packets for {@link #recycleFinished()}. Grizzly's packet caches
+     * are per thread and packets come from the cache of the thread that parsed or built them: the
+     * client's selector thread. An exchange usually finishes on the upstream's selector thread;
+     * recycled there, the packets would overflow that thread's cache while the client's thread
+     * allocated new ones for every request (about 12 KB of header objects each).
+     */
+    void recycleLater(HttpRequestPacket request, HttpRequestPacket upstreamRequest) {
+        HttpRequestPacket olderRequest;
+        HttpRequestPacket olderUpstreamRequest;
+        synchronized (this) {
+            olderRequest = finishedRequest;
+            olderUpstreamRequest = finishedUpstreamRequest;
+            finishedRequest = request;
+            finishedUpstreamRequest = upstreamRequest;
+        }
+        // A pipelined exchange can finish before this connection's thread came by: recycle the older here.
+        recycle(olderRequest, olderUpstreamRequest);
+    }
+
+    /** Called on the client connection's selector thread as its next message arrives. */
+    void recycleFinished() {
+        HttpRequestPacket request;
+        HttpRequestPacket upstreamRequest;
+        synchronized (this) {
+            request = finishedRequest;
+            upstreamRequest = finishedUpstreamRequest;
+            finishedRequest = null;
+            finishedUpstreamRequest = null;
+        }
+        recycle(request, upstreamRequest);
+    }
+
+    private static void recycle(HttpRequestPacket request, HttpRequestPacket upstreamRequest) {
+        if (request != null) {
+            request.getResponse().recycle();
+            request.recycle();
+        }
+        if (upstreamRequest != null) {
+            upstreamRequest.recycle();
+        }
     }
 }

@@ -322,13 +322,17 @@ final class Exchange implements ResponseListener {
             pool.discard(connection);
         }
         if (!endedByClose) {
-            // Parsed to the end, so the upstream codec no longer holds them: back to Grizzly's
-            // per-thread caches instead of four fresh header objects per request.
-            upstreamRequest.setExpectContent(false);
+            // Parsed to the end, so the upstream codec no longer holds it: back to Grizzly's cache of
+            // this thread, the upstream connection's, which built it.
             upstreamResponse.recycle();
-            upstreamRequest.recycle();
         }
-        endClientSide(heldClient, true, true);
+        endClientSide(heldClient, true, true, endedByClose ? null : upstreamRequestSent());
+    }
+
+    /** The request sent upstream, which its codec no longer holds once the response was parsed to the end. */
+    private synchronized HttpRequestPacket upstreamRequestSent() {
+        upstreamRequest.setExpectContent(false);
+        return upstreamRequest;
     }
 
     // ---------------------------------------------------------------- failures
@@ -360,7 +364,7 @@ final class Exchange implements ResponseListener {
         } else {
             clientConnection.closeSilently();
         }
-        endClientSide(ending.heldClient, answer, false);
+        endClientSide(ending.heldClient, answer, false, null);
         if (answer && error.closeClient) {
             // The answer said Connection: close; don't wait for a body that may never come.
             clientConnection.closeSilently();
@@ -497,7 +501,8 @@ final class Exchange implements ResponseListener {
      * Hands the client connection back to the codec: keep-alive or close per the response,
      * skipping or closing on an unread request body, then lets a pipelined request proceed.
      */
-    private void endClientSide(FilterChainContext heldClient, boolean responseWritten, boolean recycle) {
+    private void endClientSide(FilterChainContext heldClient, boolean responseWritten, boolean recycle,
+                               HttpRequestPacket recyclableUpstreamRequest) {
         if (responseWritten) {
             clientCtx.notifyDownstream(HttpServerFilter.RESPONSE_COMPLETE_EVENT);
         }
@@ -520,9 +525,8 @@ final class Exchange implements ResponseListener {
         FilterChainContext next = client.finish(this, recyclable ? null : request);
         services.drain().exchangeEnded();
         record();
-        if (recyclable) {
-            request.getResponse().recycle();
-            request.recycle();
+        if (recyclable || recyclableUpstreamRequest != null) {
+            client.recycleLater(recyclable ? request : null, recyclableUpstreamRequest);
         }
         if (next != null) {
             next.resume();

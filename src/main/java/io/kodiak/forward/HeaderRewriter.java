@@ -33,6 +33,10 @@ final class HeaderRewriter {
     private static final byte[] X_FORWARDED_HOST = ascii("x-forwarded-host");
     private static final byte[] TRANSFER_ENCODING = ascii("transfer-encoding");
     private static final byte[] X_FORWARDED_PROTO = ascii("x-forwarded-proto");
+    private static final byte[] CLOSE = ascii("close");
+    /** Connection values almost every message carries, as tokens shared instead of split per message. */
+    private static final String[] KEEP_ALIVE_TOKENS = {"keep-alive"};
+    private static final String[] CLOSE_TOKENS = {"close"};
 
     private HeaderRewriter() {
     }
@@ -189,10 +193,7 @@ final class HeaderRewriter {
             if (name.getLength() != CONNECTION.length || !name.equalsIgnoreCase(CONNECTION)) {
                 continue;
             }
-            String[] here = headers.getValue(i).toString().toLowerCase(Locale.ROOT).split(",");
-            for (int j = 0; j < here.length; j++) {
-                here[j] = here[j].trim();
-            }
+            String[] here = tokensOf(headers.getValue(i));
             if (tokens == null) {
                 tokens = here;
             } else {
@@ -201,6 +202,21 @@ final class HeaderRewriter {
                 System.arraycopy(here, 0, merged, tokens.length, here.length);
                 tokens = merged;
             }
+        }
+        return tokens;
+    }
+
+    /** One Connection value as lower-case tokens; the common single values cost no allocation. */
+    private static String[] tokensOf(DataChunk value) {
+        if (value.equalsIgnoreCase(KEEP_ALIVE)) {
+            return KEEP_ALIVE_TOKENS;
+        }
+        if (value.equalsIgnoreCase(CLOSE)) {
+            return CLOSE_TOKENS;
+        }
+        String[] tokens = value.toString().toLowerCase(Locale.ROOT).split(",");
+        for (int j = 0; j < tokens.length; j++) {
+            tokens[j] = tokens[j].trim();
         }
         return tokens;
     }

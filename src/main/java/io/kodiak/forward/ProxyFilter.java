@@ -32,6 +32,7 @@ public final class ProxyFilter extends BaseFilter {
         HttpRequestPacket request = (HttpRequestPacket) content.getHttpHeader();
         Connection<?> connection = ctx.getConnection();
         ClientConnection client = ClientConnection.of(connection);
+        client.recycleFinished();
 
         Exchange current = client.current();
         if (current != null && current.isFor(request)) {
