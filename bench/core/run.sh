@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# bin/bench.sh core [--quick] [--only essence|cost|heap] [--connections N] [--warmup S] — the core's three measurements,
-# each side by side in one run (KODIAK_JAVA_OPTS adds JVM options to every Kodiak it starts):
+# bin/bench.sh core [--quick] [--only essence|cost|heap] [--connections N] [--warmup S] [--measure S] [--memory-manager M]
+# — the core's three measurements, each side by side in one run (KODIAK_JAVA_OPTS adds JVM options to every
+# Kodiak it starts; --memory-manager heap|direct|direct-64k swaps Grizzly's buffers, see MemoryManagerChoice.java):
 #   essence  the original scenario's essence: a 500 ms stub, 200 keep-alive clients (--connections), POST "test1";
 #            Kodiak against going direct (req/s ratio, p99 added, errors), alternating, repeated
 #   cost     a zero-delay backend (nginx returning a fixed body), 100 B POST, 200 connections;
@@ -20,23 +21,30 @@ quick=false
 only=all
 conns=200
 warm_override=
+measure_override=
+memory_manager=
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=true ;;
     --only) shift; only=${1:-}
             case $only in essence|cost|heap) ;; *) echo "bench core: --only takes essence, cost or heap" >&2; exit 2 ;; esac ;;
+    --memory-manager) shift; memory_manager=${1:-}
+            case $memory_manager in heap|direct|direct-64k) ;; *) echo "bench core: --memory-manager takes heap, direct or direct-64k" >&2; exit 2 ;; esac ;;
+    --measure) shift; measure_override=${1:-}
+            [[ $measure_override =~ ^[1-9][0-9]{0,3}$ ]] || { echo "bench core: --measure takes seconds (1-9999)" >&2; exit 2; } ;;
     --warmup) shift; warm_override=${1:-}
             [[ $warm_override =~ ^[1-9][0-9]{0,3}$ ]] || { echo "bench core: --warmup takes seconds (1-9999)" >&2; exit 2; } ;;
     --connections) shift; conns=${1:-}
             [[ $conns =~ ^[1-9][0-9]*$ ]] || { echo "bench core: --connections takes a positive number" >&2; exit 2; } ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
-    *) echo "bench core: unknown option $1 (expected --quick, --only PART, --connections N, --warmup S)" >&2; exit 2 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "bench core: unknown option $1 (expected --quick, --only PART, --connections N, --warmup S, --measure S, --memory-manager M)" >&2; exit 2 ;;
   esac
   shift
 done
 wanted() { [ "$only" = all ] || [ "$only" = "$1" ]; }
 if $quick; then warm=5; measure=8; rounds=1; else warm=15; measure=20; rounds=3; fi
 warm=${warm_override:-$warm}
+measure=${measure_override:-$measure}
 
 stamp=$(date +%Y%m%d-%H%M%S)
 out=$root/target/bench/core-$stamp
@@ -61,6 +69,19 @@ if [ ! -d target/lib ] || [ ! -d target/classes/io/kodiak ]; then
 fi
 java=$(daemon_java 17 || command -v java)
 
+# --memory-manager: Grizzly builds its default memory manager from a factory named by a system property.
+# direct-64k also caps reads at 64 KiB: larger reads (the loopback socket buffer is bigger) bypass the
+# manager's per-thread pool and allocate a new direct buffer each time.
+extra_cp=
+mm_opts=()
+if [ -n "$memory_manager" ]; then
+  mkdir -p "$out/mm-classes"
+  javac -nowarn -cp "$root/target/lib/*" -d "$out/mm-classes" "$root/bench/core/MemoryManagerChoice.java"
+  extra_cp=":$out/mm-classes"
+  mm_opts=(-Dorg.glassfish.grizzly.MEMORY_MANAGER_FACTORY=MemoryManagerChoice "-Dbench.memory-manager=${memory_manager%-64k}")
+  [ "$memory_manager" = direct-64k ] && mm_opts+=(-Dorg.glassfish.grizzly.nio.transport.TCPNIOTransport.max-receive-buffer-size=65536)
+fi
+
 # kodiak NAME PORT UPSTREAM_URL [JVM options...]: start Kodiak quietly (no access log) and wait for its port.
 kodiak() {
   local name=$1 port=$2 upstream=$3; shift 3
@@ -71,8 +92,9 @@ proxy.upstream.max-connections = 2000
 proxy.routes = [ { prefix = "/", upstream = "$upstream" } ]
 EOF
   # shellcheck disable=SC2086
-  "$java" "$@" ${KODIAK_JAVA_OPTS:-} -Dlogback.configurationFile="$root/bench/core/logback-quiet.xml" -Dkodiak.daemon="bench-core:$name " \
-    -cp "$root/target/classes:$root/target/lib/*" io.kodiak.Main -c "$out/$name.conf" > "$out/$name.log" 2>&1 &
+  "$java" "$@" ${KODIAK_JAVA_OPTS:-} "${mm_opts[@]}" -Dlogback.configurationFile="$root/bench/core/logback-quiet.xml" \
+    -Dkodiak.daemon="bench-core:$name " -cp "$root/target/classes:$root/target/lib/*$extra_cp" io.kodiak.Main \
+    -c "$out/$name.conf" > "$out/$name.log" 2>&1 &
   local pid=$!
   echo "$pid" >> "$pidfile"
   daemon_wait_port 127.0.0.1 "$port" "$pid" 30 || { echo "Kodiak ($name) did not start:" >&2; tail "$out/$name.log" >&2; exit 1; }
@@ -216,9 +238,9 @@ echo "{\"target\": \"heap-oom\", \"out_of_memory_errors\": $oom}" >> "$out/rows.
 fi
 
 # ----------------------------------------------------------------- report
-python3 - "$out" "$rounds" "$warm" "$measure" "$conns" "${KODIAK_JAVA_OPTS:-}" <<'PY'
+python3 - "$out" "$rounds" "$warm" "$measure" "$conns" "${KODIAK_JAVA_OPTS:-}" "$memory_manager" <<'PY'
 import json, statistics, sys
-out, rounds, warm, measure, conns, jopts = sys.argv[1:7]
+out, rounds, warm, measure, conns, jopts, mm = sys.argv[1:8]
 rows = [json.loads(l) for l in open(out + "/rows.jsonl")]
 json.dump(rows, open(out + "/results.json", "w"), indent=1)
 def of(t): return [r for r in rows if r["target"] == t]
@@ -226,7 +248,7 @@ def med(xs): return statistics.median(xs) if xs else float("nan")
 def rng(xs): return "%s [%s–%s]" % (fmt(med(xs)), fmt(min(xs)), fmt(max(xs))) if xs else "n/a"
 def fmt(v): return "%.1f" % v if isinstance(v, float) else str(v)
 L = ["# bench core — %s rounds, %ss warm-up, %ss per run%s" % (rounds, warm, measure,
-      "; KODIAK_JAVA_OPTS=" + jopts if jopts else ""), ""]
+      ("; KODIAK_JAVA_OPTS=" + jopts if jopts else "") + ("; Grizzly memory manager: " + mm if mm else "")), ""]
 d, k = of("essence-direct"), of("essence-kodiak")
 if d: L += ["## Essence: 500 ms stub, %s keep-alive clients, POST test1" % conns, "",
       "| target | req/s median [min–max] | p50 ms | p99 ms | errors | Kodiak CPU µs/request |", "|---|---|---|---|---|---|"]

@@ -84,6 +84,17 @@ final class ClientConnection {
      * allocated new ones for every request (about 12 KB of header objects each).
      */
     void recycleLater(HttpRequestPacket request, HttpRequestPacket upstreamRequest) {
+        // A pipelined exchange can finish before this connection's thread came by: the older go now.
+        swapAndRecycle(request, upstreamRequest);
+    }
+
+    /** Called on the client connection's selector thread as its next message arrives. */
+    void recycleFinished() {
+        swapAndRecycle(null, null);
+    }
+
+    /** Keeps the given packets for later and recycles the ones kept before, outside the lock. */
+    private void swapAndRecycle(HttpRequestPacket request, HttpRequestPacket upstreamRequest) {
         HttpRequestPacket olderRequest;
         HttpRequestPacket olderUpstreamRequest;
         synchronized (this) {
@@ -92,21 +103,7 @@ final class ClientConnection {
             finishedRequest = request;
             finishedUpstreamRequest = upstreamRequest;
         }
-        // A pipelined exchange can finish before this connection's thread came by: recycle the older here.
         recycle(olderRequest, olderUpstreamRequest);
-    }
-
-    /** Called on the client connection's selector thread as its next message arrives. */
-    void recycleFinished() {
-        HttpRequestPacket request;
-        HttpRequestPacket upstreamRequest;
-        synchronized (this) {
-            request = finishedRequest;
-            upstreamRequest = finishedUpstreamRequest;
-            finishedRequest = null;
-            finishedUpstreamRequest = null;
-        }
-        recycle(request, upstreamRequest);
     }
 
     private static void recycle(HttpRequestPacket request, HttpRequestPacket upstreamRequest) {
