@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Checks the report generator and bench.sh's argument handling without running any load (~10 s):
+# Checks the report generator (including a render of its page in headless Chromium, installed when
+# missing) and bench.sh's argument handling without running any load (~15 s):
 #   bench/gatling/selftest.sh
 # Fixtures in testdata/ are real Gatling 3.12.0 outputs: an all-OK run and a run whose every request
 # failed (connection refused), trimmed to the files the report reads.
@@ -56,6 +57,8 @@ check "report.html shows the failed target in the failures chart" grep -q '>57</
 check "report.html marks a missing target as no data" grep -q '>no data</text>' "$work/report.html"
 check "latencies spanning 1 ms to 549 ms get a log axis" grep -q '>ms (log scale)</text>' "$work/report.html"
 check "throughput keeps a linear axis" grep -q '>req/s</text>' "$work/report.html"
+check "report.html draws its three charts in headless Chromium, offline" \
+  "$here/render-check.sh" --expect-failures "$work/report.html" "$work/report.png"
 
 report render --results "$work/results.json" --out-dir "$work" --reference "$here/reference-2015.json" \
   --reference-beside no >/dev/null
