@@ -1,7 +1,6 @@
 package io.kodiak.admin;
 
 import io.kodiak.config.ProxyConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.glassfish.grizzly.http.server.HttpServer;
 import org.glassfish.grizzly.http.server.NetworkListener;
 import org.glassfish.grizzly.http.server.ServerConfiguration;
@@ -9,6 +8,7 @@ import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
 import org.glassfish.grizzly.threadpool.ThreadPoolConfig;
 
 import java.io.IOException;
+import java.util.function.Supplier;
 
 /**
  * The admin listener: a small Grizzly HttpServer of its own (own selector, own two worker
@@ -18,7 +18,7 @@ final class AdminServer {
     private final HttpServer server = new HttpServer();
     private final NetworkListener listener;
 
-    AdminServer(ProxyConfig.Admin settings, Health health, PrometheusMeterRegistry registry, String version) {
+    AdminServer(ProxyConfig.Admin settings, Health health, Supplier<String> metricsExposition, String version) {
         listener = new NetworkListener("kodiak-admin", settings.host(), settings.port());
         TCPNIOTransport transport = listener.getTransport();
         transport.setSelectorRunnersCount(1);
@@ -34,7 +34,7 @@ final class AdminServer {
         configuration.setHttpServerVersion(version);
         configuration.setJmxEnabled(false);
         configuration.addHttpHandler(new HealthHandler(health), "/health");
-        configuration.addHttpHandler(new MetricsHandler(registry), "/metrics");
+        configuration.addHttpHandler(new MetricsHandler(metricsExposition), "/metrics");
         configuration.addHttpHandler(new NotFoundHandler(), "/");
     }
 

@@ -1,20 +1,21 @@
 package io.kodiak.admin;
 
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.glassfish.grizzly.http.server.HttpHandler;
 import org.glassfish.grizzly.http.server.Request;
 import org.glassfish.grizzly.http.server.Response;
 
 import java.io.IOException;
+import java.util.function.Supplier;
 
 /** GET /metrics: the Prometheus text exposition format (0.0.4) of every Kodiak and JVM meter. */
 final class MetricsHandler extends HttpHandler {
     private static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
-    private final PrometheusMeterRegistry registry;
+    private final Supplier<String> exposition;
 
-    MetricsHandler(PrometheusMeterRegistry registry) {
-        this.registry = registry;
+    /** {@code exposition} renders the registry's current state (after the latency feed is drained). */
+    MetricsHandler(Supplier<String> exposition) {
+        this.exposition = exposition;
     }
 
     @Override
@@ -22,6 +23,6 @@ final class MetricsHandler extends HttpHandler {
         if (AdminResponses.rejectUnlessGet(request, response)) {
             return;
         }
-        AdminResponses.send(request, response, 200, CONTENT_TYPE, registry.scrape());
+        AdminResponses.send(request, response, 200, CONTENT_TYPE, exposition.get());
     }
 }

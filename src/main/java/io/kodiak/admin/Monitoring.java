@@ -14,6 +14,9 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
 import java.io.IOException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The admin side of a Kodiak process: metrics and the /health and /metrics listener, from
@@ -26,9 +29,13 @@ import java.io.IOException;
  * /health answers 503 throughout the drain.
  */
 public final class Monitoring {
+    /** How often latency samples move from the recording threads' rings into the timers. */
+    private static final long LATENCY_DRAIN_MILLIS = 50;
     private final ProxyConfig.Admin settings;
     private final PrometheusMeterRegistry registry;
     private final ExchangeObserver observer;
+    private final ProxyMetrics metrics;
+    private ScheduledExecutorService latencyDrain;
     private JvmGcMetrics gcMetrics;
     private Health health;
     private AdminServer server;
@@ -37,9 +44,11 @@ public final class Monitoring {
         this.settings = config.admin();
         if (settings.enabled()) {
             registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-            observer = new ProxyMetrics(registry, config.routes());
+            metrics = new ProxyMetrics(registry, config.routes());
+            observer = metrics;
         } else {
             registry = null;
+            metrics = null;
             observer = ExchangeObserver.NONE;
         }
     }
@@ -70,7 +79,7 @@ public final class Monitoring {
 
         String version = Version.current();
         health = new Health(kodiak, version);
-        server = new AdminServer(settings, health, registry, version);
+        server = new AdminServer(settings, health, this::exposition, version);
         try {
             server.start();
         } catch (IOException e) {
@@ -78,6 +87,19 @@ public final class Monitoring {
             gcMetrics.close();
             throw e;
         }
+        // Keeps each thread's latency ring short; a scrape drains it too, so this only bounds memory.
+        latencyDrain = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "kodiak-metrics");
+            thread.setDaemon(true);
+            return thread;
+        });
+        latencyDrain.scheduleWithFixedDelay(metrics::drainLatencies, LATENCY_DRAIN_MILLIS, LATENCY_DRAIN_MILLIS,
+                TimeUnit.MILLISECONDS);
+    }
+
+    private String exposition() {
+        metrics.drainLatencies();
+        return registry.scrape();
     }
 
     /** From now on /health answers UP (until a drain starts). */
@@ -93,6 +115,10 @@ public final class Monitoring {
     }
 
     public void stop() {
+        if (latencyDrain != null) {
+            latencyDrain.shutdownNow();
+            latencyDrain = null;
+        }
         if (server != null) {
             server.stop();
             server = null;

@@ -14,7 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Turns the core's exchange and error events into Micrometer meters. Every meter an exchange
  * touches is created here, up front; the per-exchange path is one lookup by the route prefix
- * (the same String instance each time, whose hash is cached) and a handful of increments.
+ * (the same String instance each time, whose hash is cached), a handful of increments and two
+ * latency samples appended to this thread's ring of the {@link TimerFeed}.
  */
 public final class ProxyMetrics implements ExchangeObserver {
     /** Label for exchanges Kodiak answered before or without routing (no route, draining, bad request). */
@@ -28,6 +29,7 @@ public final class ProxyMetrics implements ExchangeObserver {
     private final Map<String, RouteMeters> byPrefix = new HashMap<>();
     private final RouteMeters unrouted;
     private final Map<String, Counter> errorsByCause = new ConcurrentHashMap<>();
+    private final TimerFeed timerFeed = new TimerFeed();
 
     public ProxyMetrics(MeterRegistry registry, List<Route> routes) {
         this.registry = registry;
@@ -39,9 +41,9 @@ public final class ProxyMetrics implements ExchangeObserver {
                             "Time from the request being sent upstream to the first byte of the response")
                     .tag("upstream", u)
                     .register(registry));
-            byPrefix.put(route.prefix(), new RouteMeters(registry, route.prefix(), upstreamTimer));
+            byPrefix.put(route.prefix(), new RouteMeters(registry, route.prefix(), upstreamTimer, timerFeed));
         }
-        unrouted = new RouteMeters(registry, NO_ROUTE, null);
+        unrouted = new RouteMeters(registry, NO_ROUTE, null, timerFeed);
         KNOWN_CAUSES.forEach(this::errorCounter);
     }
 
@@ -50,6 +52,11 @@ public final class ProxyMetrics implements ExchangeObserver {
                            long upstreamNanos, long totalNanos) {
         RouteMeters meters = routePrefix == null ? unrouted : byPrefix.getOrDefault(routePrefix, unrouted);
         meters.record(status, bytesIn, bytesOut, upstreamNanos, totalNanos);
+    }
+
+    /** Brings the latency timers up to date with every exchange recorded so far (before a scrape, and on a tick). */
+    void drainLatencies() {
+        timerFeed.drain();
     }
 
     @Override

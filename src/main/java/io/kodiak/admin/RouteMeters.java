@@ -4,11 +4,11 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
-import java.util.concurrent.TimeUnit;
 
 /**
  * The meters one route writes on every exchange, resolved once at start-up so that recording an
- * exchange is a few adder increments and two histogram records, never a registry lookup.
+ * exchange is a few adder increments and two latency samples handed to the {@link TimerFeed},
+ * never a registry lookup.
  */
 final class RouteMeters {
     /** Status classes by {@code status / 100}; index 0 collects anything outside 100-599. */
@@ -20,8 +20,10 @@ final class RouteMeters {
     private final Counter bodyBytesOut;
     /** Null for requests Kodiak answered itself (no route): they never reach an upstream. */
     private final Timer upstreamDuration;
+    private final TimerFeed timerFeed;
 
-    RouteMeters(MeterRegistry registry, String routeLabel, Timer upstreamDuration) {
+    RouteMeters(MeterRegistry registry, String routeLabel, Timer upstreamDuration, TimerFeed timerFeed) {
+        this.timerFeed = timerFeed;
         for (int i = 0; i < STATUS_CLASSES.length; i++) {
             requestsByClass[i] = Counter.builder("kodiak.requests")
                     .description("Finished exchanges by route and response status class (499 = client left first)")
@@ -49,7 +51,7 @@ final class RouteMeters {
     void record(int status, long bytesIn, long bytesOut, long upstreamNanos, long totalNanos) {
         int statusClass = status / 100;
         requestsByClass[statusClass >= 1 && statusClass <= 5 ? statusClass : 0].increment();
-        duration.record(totalNanos, TimeUnit.NANOSECONDS);
+        timerFeed.record(duration, totalNanos);
         if (bytesIn > 0) {
             bodyBytesIn.increment(bytesIn);
         }
@@ -57,7 +59,7 @@ final class RouteMeters {
             bodyBytesOut.increment(bytesOut);
         }
         if (upstreamNanos >= 0 && upstreamDuration != null) {
-            upstreamDuration.record(upstreamNanos, TimeUnit.NANOSECONDS);
+            timerFeed.record(upstreamDuration, upstreamNanos);
         }
     }
 }
