@@ -224,13 +224,16 @@ java_command() {
   JAVA_CMD=("$JAVA" "-Dkodiak.daemon=proxy:$PROXY_BASE" "-DPROXY_LOG_DIR=$LOG_DIR"
     "-Dlogback.configurationFile=$HOME_DIR/conf/logback.xml"
     -Xms256m -Xmx1g -XX:+ExitOnOutOfMemoryError "-XX:ErrorFile=$LOG_DIR/hs_err_pid%p.log" -Dfile.encoding=UTF-8)
-  # The JVM refuses two collectors, so G1 is the default only when JAVA_OPTS picks none.
+  # ParallelGC, measured against G1 with bin/bench.sh throughput (README, docs/throughput.md): a
+  # proxy's thousands of long-lived connections point at short-lived exchanges, and G1 pays for
+  # each such pointer in its write barrier and refinement threads (37 % of Kodiak's CPU at 8,000
+  # connections). The JVM refuses two collectors, so this is the default only when JAVA_OPTS picks none.
   local word gc_chosen=false
   for word in ${JAVA_OPTS_WORDS[@]+"${JAVA_OPTS_WORDS[@]}"}; do
     [[ $word =~ ^-XX:\+Use[A-Za-z0-9]*GC$ ]] && gc_chosen=true
   done
   if [ "$gc_chosen" = false ]; then
-    JAVA_CMD+=(-XX:+UseG1GC -XX:MaxGCPauseMillis=50)
+    JAVA_CMD+=(-XX:+UseParallelGC)
   fi
   # -Xlog cannot take a file name containing its own separators.
   if [[ $LOG_DIR != *[:,=\ ]* ]]; then
