@@ -32,14 +32,10 @@ haproxy_bin() {
   command -v haproxy 2>/dev/null || { [ -x /usr/sbin/haproxy ] && echo /usr/sbin/haproxy; }
 }
 
-ensure_installed() {
-  ensure_packages "$name" haproxy
-}
-
 # Writes the effective config and sets cmd to the command line of this instance.
 # -db: stay in the foreground, no master process, so the pid we record is the proxy itself.
 prepare() {
-  ensure_installed
+  ensure_packages "$name" haproxy
   mkdir -p "$base/logs"
   sed -e "s/bind 127\.0\.0\.1:9601 /bind $host:$port /" \
       -e "s/server stub 127\.0\.0\.1:8080\$/server stub 127.0.0.1:$stub_port/" "$template" >"$conf"

@@ -32,13 +32,9 @@ nginx_bin() {
   command -v nginx 2>/dev/null || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; }
 }
 
-ensure_installed() {
-  ensure_packages "$name" nginx
-}
-
 # Writes the effective config and sets cmd to the command line of this instance.
 prepare() {
-  ensure_installed
+  ensure_packages "$name" nginx
   mkdir -p "$base/logs" "$base/tmp"
   sed -e "s/listen 127\.0\.0\.1:9501 /listen $host:$port /" \
       -e "s/server 127\.0\.0\.1:8080;/server 127.0.0.1:$stub_port;/" "$template" >"$conf"

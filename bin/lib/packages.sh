@@ -2,15 +2,14 @@
 # A fresh machine has none of nginx, haproxy, wrk or chromium; the project's own scripts install them,
 # so nothing has to be installed by hand (and nothing prompts: CI has no terminal).
 
-# ensure_packages WHO SPEC...: each SPEC is COMMAND or COMMAND:PACKAGE (e.g. wrk, chromium,
-# nginx). Returns 0 when every command is present afterwards; otherwise prints why (naming the exact
-# apt-get command when not root) to stderr and returns 1.
+# ensure_packages WHO NAME...: each NAME is both a command and the Debian package that provides it
+# (wrk, curl, nginx, haproxy, chromium). Returns 0 when every command is present or was installed;
+# otherwise prints why (naming the exact apt-get command when not root) to stderr and returns 1.
 ensure_packages() {
-  local who=$1 spec tool missing=()
+  local who=$1 name missing=()
   shift
-  for spec in "$@"; do
-    tool=${spec%%:*}
-    command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] || missing+=("${spec#*:}")
+  for name in "$@"; do
+    command -v "$name" >/dev/null 2>&1 || [ -x "/usr/sbin/$name" ] || missing+=("$name")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ "$(id -u)" != 0 ]; then

@@ -33,7 +33,7 @@ public final class Monitoring {
     private static final long LATENCY_DRAIN_MILLIS = 50;
     private final ProxyConfig.Admin settings;
     private final PrometheusMeterRegistry registry;
-    private final ExchangeObserver observer;
+    /** Null when the admin listener is disabled: then nothing is recorded. */
     private final ProxyMetrics metrics;
     private ScheduledExecutorService latencyDrain;
     private JvmGcMetrics gcMetrics;
@@ -45,11 +45,9 @@ public final class Monitoring {
         if (settings.enabled()) {
             registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             metrics = new ProxyMetrics(registry, config.routes());
-            observer = metrics;
         } else {
             registry = null;
             metrics = null;
-            observer = ExchangeObserver.NONE;
         }
     }
 
@@ -58,7 +56,7 @@ public final class Monitoring {
     }
 
     public ExchangeObserver observer() {
-        return observer;
+        return metrics == null ? ExchangeObserver.NONE : metrics;
     }
 
     /** Registers the gauges that read {@code kodiak} and binds the admin listener. */

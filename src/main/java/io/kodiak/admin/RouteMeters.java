@@ -4,7 +4,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
-
 /**
  * The meters one route writes on every exchange, resolved once at start-up so that recording an
  * exchange is a few adder increments and two latency samples handed to the {@link TimerFeed},
