@@ -1,4 +1,4 @@
-package io.kodiak.listener;
+package io.kodiak.transport;
 
 import io.kodiak.config.IoStrategyName;
 import org.glassfish.grizzly.IOStrategy;
