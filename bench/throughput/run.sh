@@ -52,7 +52,9 @@ errors, each proxy's CPU time per request and resident memory. Results in target
 
 Environment: KODIAK_JAVA_OPTS (extra JVM options for Kodiak), STUB_JAVA_OPTS (for the stubs),
 THROUGHPUT_PORT_BASE (default 9700: backend +0, Kodiak +1, nginx +2, HAProxy +3, stubs +10..+13),
-KODIAK_LAUNCH=auto|proxy.sh|java (auto: bin/proxy.sh when it exists, else java -jar on a copy of the jar).
+KODIAK_LAUNCH=auto|proxy.sh|java (auto: bin/proxy.sh when it exists, else java -jar on a copy of the jar),
+KODIAK_HOME (default: this checkout; another checkout's Kodiak is built, launched and reported instead,
+as bench/throughput/compare-builds.sh does).
 USAGE
 }
 
@@ -180,11 +182,12 @@ if ! [[ $port_base =~ ^[0-9]+$ ]] || ((port_base < 1024 || port_base > 65500)); 
 fi
 declare -A PORT=([backend]=$port_base [kodiak]=$((port_base + 1)) [nginx]=$((port_base + 2)) [haproxy]=$((port_base + 3)))
 declare -A STUB_PORT_OF=([direct]=$((port_base + 10)) [kodiak]=$((port_base + 11)) [nginx]=$((port_base + 12)) [haproxy]=$((port_base + 13)))
+kodiak_home=$(cd "${KODIAK_HOME:-$root}" && pwd)
 kodiak_launch=${KODIAK_LAUNCH:-auto}
 case $kodiak_launch in auto|proxy.sh|java) ;; *) die "KODIAK_LAUNCH must be auto, proxy.sh or java" ;; esac
 if [ "$kodiak_launch" = auto ]; then
   kodiak_launch=java
-  [ -x "$root/bin/proxy.sh" ] && kodiak_launch=proxy.sh
+  [ -x "$kodiak_home/bin/proxy.sh" ] && kodiak_launch=proxy.sh
 fi
 in_targets() { [[ " ${targets[*]} " == *" $1 "* ]]; }
 
@@ -241,7 +244,7 @@ kodiak_dist=""
 # The Kodiak jar Maven builds (not a sources or test jar).
 kodiak_jar() {
   local j
-  for j in "$root"/target/kodiak.jar "$root"/target/kodiak-*.jar; do
+  for j in "$kodiak_home"/target/kodiak.jar "$kodiak_home"/target/kodiak-*.jar; do
     [ -f "$j" ] || continue
     case $j in *-sources.jar|*-javadoc.jar|*-tests.jar) continue ;; esac
     echo "$j"
@@ -255,11 +258,11 @@ kodiak_jar() {
 prepare_kodiak() {
   local jar="" log=$out/logs/build.log
   jar=$(kodiak_jar) || jar=""
-  if $build && { [ -z "$jar" ] || [ ! -d "$root/target/lib" ] ||
-      [ -n "$(find "$root/src/main" "$root/pom.xml" -newer "$jar" -print -quit 2>/dev/null)" ]; }; then
+  if $build && { [ -z "$jar" ] || [ ! -d "$kodiak_home/target/lib" ] ||
+      [ -n "$(find "$kodiak_home/src/main" "$kodiak_home/pom.xml" -newer "$jar" -print -quit 2>/dev/null)" ]; }; then
     progress "build Kodiak: the sources are newer than its jar (mvn -Dmaven.test.skip=true package; logs/build.log)"
     if ! JAVA_HOME=$(dirname "$(dirname "$(readlink -f "$java17")")") \
-        timeout 900 mvn -B -q -f "$root/pom.xml" -Dmaven.test.skip=true package >"$log" 2>&1; then
+        timeout 900 mvn -B -q -f "$kodiak_home/pom.xml" -Dmaven.test.skip=true package >"$log" 2>&1; then
       jar=$(kodiak_jar) || jar=""
       [ -n "$jar" ] || { tail -n 30 "$log" >&2; die "building Kodiak failed and there is no jar to fall back on"; }
       progress "WARNING: building Kodiak failed (logs/build.log); measuring the existing jar of $(date -r "$jar" '+%F %T')"
@@ -271,7 +274,7 @@ prepare_kodiak() {
   kodiak_dist=$out/run/kodiak-dist
   mkdir -p "$kodiak_dist/lib"
   cp "$jar" "$kodiak_dist/kodiak.jar"
-  cp "$root"/target/lib/*.jar "$kodiak_dist/lib/"
+  cp "$kodiak_home"/target/lib/*.jar "$kodiak_dist/lib/"
   kodiak_jar_info="$(basename "$jar") of $(date -r "$jar" '+%F %T')"
 }
 
@@ -324,7 +327,7 @@ start_kodiak() {
   sed -e "s#@PORT@#${PORT[kodiak]}#g" -e "s#@UPSTREAM_PORT@#$(upstream_port kodiak)#g" "$here/kodiak.conf" >"$base/kodiak.conf"
   for f in "${kodiak_confs[@]+"${kodiak_confs[@]}"}"; do echo "include file(\"$f\")" >>"$base/kodiak.conf"; done
   if [ "$kodiak_launch" = proxy.sh ]; then
-    PROXY_CONF=$base/kodiak.conf PROXY_BASE=$base JAVA_OPTS=$(kodiak_java_opts) "$root/bin/proxy.sh" start \
+    PROXY_CONF=$base/kodiak.conf PROXY_BASE=$base JAVA_OPTS=$(kodiak_java_opts) "$kodiak_home/bin/proxy.sh" start \
       >>"$base/logs/console.log" 2>&1 || { tail -n 15 "$base/logs/console.log" >&2; return 1; }
     [ -f "$base/proxy.pid" ] || { echo "bin/proxy.sh wrote no $base/proxy.pid" >&2; return 1; }
   else
@@ -378,7 +381,7 @@ service_stop() {
     stub-*) STUB_BASE=$out/run/$service "$root/bin/stub.sh" stop >>"$out/logs/services.log" 2>&1 || true ;;
     kodiak-*)
       if [ "$kodiak_launch" = proxy.sh ]; then
-        PROXY_BASE=$out/run/$service PROXY_CONF=$out/run/$service/kodiak.conf "$root/bin/proxy.sh" stop >>"$out/logs/services.log" 2>&1 || true
+        PROXY_BASE=$out/run/$service PROXY_CONF=$out/run/$service/kodiak.conf "$kodiak_home/bin/proxy.sh" stop >>"$out/logs/services.log" 2>&1 || true
       else
         daemon_stop kodiak "$out/run/$service/daemon.pid" "-c $out/run/$service/kodiak.conf" 30 >>"$out/logs/services.log" 2>&1 || true
       fi
@@ -903,8 +906,8 @@ elapsed=$((SECONDS - started_at))
 progress "measured in $((elapsed / 60)) min $((elapsed % 60)) s"
 
 # ---- report ----------------------------------------------------------------------------------------
-commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-git -C "$root" diff --quiet HEAD -- src pom.xml 2>/dev/null || commit="$commit (with uncommitted changes in src/ or pom.xml)"
+commit=$(git -C "$kodiak_home" rev-parse --short HEAD 2>/dev/null || echo unknown)
+git -C "$kodiak_home" diff --quiet HEAD -- src pom.xml 2>/dev/null || commit="$commit (with uncommitted changes in src/ or pom.xml)"
 matrix_note="" scale_note="" jfr_note="" quiet_meta=""
 $matrix && matrix_note="; matrix runs of ${duration}s after a ${warmup}s warm-up per target and a ${cell_warmup}s unrecorded run per target and cell"
 $scale && scale_note="; scale runs of ${scale_duration}s on fresh proxies and one stub per target (500 ms, async), after a ${scale_warmup}s warm-up per target"
