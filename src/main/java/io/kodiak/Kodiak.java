@@ -7,7 +7,6 @@ import io.kodiak.forward.ForwardingServices;
 import io.kodiak.forward.ProxyFilter;
 import io.kodiak.listener.ProxyListener;
 import io.kodiak.routing.Router;
-import io.kodiak.transport.ProxyTransport;
 import io.kodiak.upstream.UpstreamClient;
 import org.glassfish.grizzly.utils.DelayedExecutor;
 
@@ -29,7 +28,6 @@ public final class Kodiak {
     private final Drain drain = new Drain();
     private final ExecutorService timerThread;
     private final DelayedExecutor timers;
-    private final ProxyTransport transport;
     private final UpstreamClient upstreams;
     private final ForwardingServices services;
     private final ProxyListener listener;
@@ -48,22 +46,20 @@ public final class Kodiak {
             return t;
         });
         this.timers = new DelayedExecutor(timerThread, TIMER_TICK_MILLIS, TimeUnit.MILLISECONDS);
-        this.transport = new ProxyTransport(config.listener());
-        this.upstreams = new UpstreamClient(config, transport, timers);
+        this.upstreams = new UpstreamClient(config, timers);
         this.services = new ForwardingServices(new Router(config.routes()), upstreams, timers,
                 config.upstream().responseTimeout().toMillis(), config.listener().idleTimeout().toMillis(),
                 config.listener().maxBodySize(), drain, observer);
-        this.listener = new ProxyListener(config.listener(), transport, new ProxyFilter(services), drain, timers);
+        this.listener = new ProxyListener(config.listener(), new ProxyFilter(services), drain, timers);
     }
 
     public void start() throws IOException {
         timers.start();
-        transport.start();
+        upstreams.start();
         try {
             listener.start();
         } catch (IOException e) {
             upstreams.stop();
-            transport.stopNow();
             timers.destroy();
             timerThread.shutdownNow();
             throw e;
@@ -78,7 +74,6 @@ public final class Kodiak {
         stopped = true;
         listener.stop(config.shutdownGracePeriod().toMillis());
         upstreams.stop();
-        transport.stopNow();
         timers.destroy();
         timerThread.shutdownNow();
     }

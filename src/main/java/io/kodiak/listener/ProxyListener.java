@@ -4,7 +4,6 @@ import io.kodiak.config.ProxyConfig;
 import io.kodiak.forward.ClientCodecFilter;
 import io.kodiak.forward.Drain;
 import io.kodiak.forward.ProxyFilter;
-import io.kodiak.transport.ProxyTransport;
 import org.glassfish.grizzly.GracefulShutdownListener;
 import org.glassfish.grizzly.ShutdownContext;
 import org.glassfish.grizzly.filterchain.FilterChainBuilder;
@@ -12,6 +11,8 @@ import org.glassfish.grizzly.filterchain.TransportFilter;
 import org.glassfish.grizzly.http.KeepAlive;
 import org.glassfish.grizzly.nio.transport.TCPNIOServerConnection;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
+import org.glassfish.grizzly.nio.transport.TCPNIOTransportBuilder;
+import org.glassfish.grizzly.threadpool.ThreadPoolConfig;
 import org.glassfish.grizzly.utils.DelayedExecutor;
 import org.glassfish.grizzly.utils.IdleTimeoutFilter;
 
@@ -22,20 +23,23 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The client-facing listener: its filter chain is the one Grizzly's HttpServer would build
- * (transport, HTTP codec, idle timeout) ending in {@link ProxyFilter} instead of the HttpHandler
- * layer, so request and response buffers pass between the two sides as they are. It is the
- * shared transport's default chain, which accepted connections get; upstream connections bring
- * their own.
+ * The client-facing listener: a TCP transport whose chain is the one Grizzly's HttpServer would
+ * build (transport, HTTP codec, idle timeout) ending in {@link ProxyFilter} instead of the
+ * HttpHandler layer, so request and response buffers pass between the two sides as they are.
  */
 public final class ProxyListener {
+    /**
+     * Bytes queued for one client before reads from its upstream pause (back-pressure). Grizzly's
+     * default is 4x the socket send buffer, several MiB on loopback: too much per connection for a
+     * proxy that holds thousands of them.
+     */
+    public static final int WRITE_QUEUE_LIMIT = 256 * 1024;
     private final ProxyConfig.Listener settings;
     private final TCPNIOTransport transport;
     private final Drain drain;
     private TCPNIOServerConnection server;
 
-    public ProxyListener(ProxyConfig.Listener settings, ProxyTransport shared, ProxyFilter proxyFilter, Drain drain,
-                         DelayedExecutor timers) {
+    public ProxyListener(ProxyConfig.Listener settings, ProxyFilter proxyFilter, Drain drain, DelayedExecutor timers) {
         this.settings = settings;
         this.drain = drain;
         KeepAlive keepAlive = null;
@@ -51,16 +55,32 @@ public final class ProxyListener {
                 // and an exchange in progress keeps its connection from counting as idle.
                 .add(new IdleTimeoutFilter(timers, idleSeconds(settings), TimeUnit.SECONDS))
                 .add(proxyFilter);
-        transport = shared.grizzly();
+
+        TCPNIOTransportBuilder builder = TCPNIOTransportBuilder.newInstance()
+                .setIOStrategy(IoStrategies.of(settings.ioStrategy()))
+                .setSelectorRunnersCount(settings.selectorThreads())
+                .setTcpNoDelay(true)
+                .setReuseAddress(true)
+                .setServerConnectionBackLog(8192);
+        if (settings.ioStrategy().usesWorkerPool()) {
+            builder.setWorkerThreadPoolConfig(ThreadPoolConfig.defaultConfig().copy()
+                    .setPoolName("kodiak-worker")
+                    .setCorePoolSize(settings.workerThreads())
+                    .setMaxPoolSize(settings.workerThreads()));
+        }
+        transport = builder.build();
+        transport.getAsyncQueueIO().getWriter().setMaxPendingBytesPerConnection(WRITE_QUEUE_LIMIT);
+        transport.setName("kodiak-listener");
         transport.setProcessor(chain.build());
         transport.addShutdownListener(new DrainOnShutdown());
     }
+
     private static int idleSeconds(ProxyConfig.Listener settings) {
         return (int) Math.max(1, settings.idleTimeout().toSeconds());
     }
 
-    /** Binds the port; the shared transport must be running. */
     public void start() throws IOException {
+        transport.start();
         server = transport.bind(settings.host(), settings.port());
     }
 
@@ -71,7 +91,7 @@ public final class ProxyListener {
 
     /**
      * Stops accepting, lets in-flight exchanges finish for at most {@code graceMillis}, then closes
-     * every remaining connection, upstream ones included: this stops the shared transport.
+     * every remaining connection.
      */
     public void stop(long graceMillis) {
         // Before the unbind: Grizzly calls the shutdown listener on its own thread after unbinding,

@@ -3,48 +3,61 @@ package io.kodiak.upstream;
 import io.kodiak.config.ProxyConfig;
 import io.kodiak.routing.Route;
 import io.kodiak.routing.UpstreamTarget;
-import io.kodiak.transport.ProxyTransport;
-import org.glassfish.grizzly.ConnectorHandler;
-import org.glassfish.grizzly.filterchain.FilterChain;
 import org.glassfish.grizzly.filterchain.FilterChainBuilder;
 import org.glassfish.grizzly.filterchain.TransportFilter;
-import org.glassfish.grizzly.nio.transport.TCPNIOConnectorHandler;
+import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
+import org.glassfish.grizzly.nio.transport.TCPNIOTransportBuilder;
+import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
 import org.glassfish.grizzly.utils.DelayedExecutor;
 
-import java.net.SocketAddress;
+import java.io.IOException;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The upstream side: connections on the shared transport with their own chain (TransportFilter,
- * HttpClientFilter, UpstreamFilter), and one pool per upstream host:port named by the routes.
+ * The upstream side: one client transport (its own selectors, so upstream I/O never queues
+ * behind client I/O) whose chain is TransportFilter, HttpClientFilter, UpstreamFilter, and one
+ * pool per upstream host:port named by the routes.
  */
 public final class UpstreamClient {
     /** Large enough for any sane upstream response header; beyond it the upstream is answered with 502. */
     private static final int MAX_RESPONSE_HEADER_SIZE = 64 * 1024;
+    private static final int WRITE_QUEUE_LIMIT = 256 * 1024;
 
+    private final TCPNIOTransport transport;
     private final Map<String, UpstreamPool> poolsByOrigin = new LinkedHashMap<>();
 
-    public UpstreamClient(ProxyConfig config, ProxyTransport shared, DelayedExecutor timers) {
-        FilterChain chain = FilterChainBuilder.stateless()
+    public UpstreamClient(ProxyConfig config, DelayedExecutor timers) {
+        FilterChainBuilder chain = FilterChainBuilder.stateless()
                 .add(new TransportFilter())
                 .add(new UpstreamCodecFilter(MAX_RESPONSE_HEADER_SIZE))
-                .add(new UpstreamFilter())
+                .add(new UpstreamFilter());
+        transport = TCPNIOTransportBuilder.newInstance()
+                .setIOStrategy(SameThreadIOStrategy.getInstance())
+                .setSelectorRunnersCount(config.listener().selectorThreads())
+                .setTcpNoDelay(true)
+                .setKeepAlive(true)
+                .setReuseAddress(true)
+                .setConnectionTimeout((int) Math.min(Integer.MAX_VALUE, config.upstream().connectTimeout().toMillis()))
                 .build();
-        // Upstream connections share the listener's selector threads but not its chain.
-        ConnectorHandler<SocketAddress> connector = TCPNIOConnectorHandler.builder(shared.grizzly())
-                .processor(chain)
-                .build();
+        transport.setProcessor(chain.build());
+        // Same bound as the client side: bytes queued for one upstream before client reads pause.
+        transport.getAsyncQueueIO().getWriter().setMaxPendingBytesPerConnection(WRITE_QUEUE_LIMIT);
+        transport.setName("kodiak-upstream");
 
         ProxyConfig.Upstream settings = config.upstream();
         for (Route route : config.routes()) {
             UpstreamTarget target = route.target();
-            poolsByOrigin.computeIfAbsent(target.originKey(), k -> new UpstreamPool(target, connector, timers,
+            poolsByOrigin.computeIfAbsent(target.originKey(), k -> new UpstreamPool(target, transport, timers,
                     settings.maxConnections(), settings.connectTimeout().toMillis(),
                     settings.idleTimeout().toMillis(), settings.persistentConnections()));
         }
+    }
+
+    public void start() throws IOException {
+        transport.start();
     }
 
     public UpstreamPool poolFor(UpstreamTarget target) {
@@ -55,8 +68,12 @@ public final class UpstreamClient {
         return List.copyOf(poolsByOrigin.values());
     }
 
-    /** Closes idle pooled connections and fails waiters; the shared transport closes the rest. */
     public void stop() {
         poolsByOrigin.values().forEach(UpstreamPool::close);
+        try {
+            transport.shutdownNow();
+        } catch (IOException e) {
+            // Closing sockets on the way out; nothing useful is left to do with the error.
+        }
     }
 }

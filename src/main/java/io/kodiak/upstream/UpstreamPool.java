@@ -3,9 +3,9 @@ package io.kodiak.upstream;
 import io.kodiak.routing.UpstreamTarget;
 import org.glassfish.grizzly.CompletionHandler;
 import org.glassfish.grizzly.Connection;
-import org.glassfish.grizzly.ConnectorHandler;
 import org.glassfish.grizzly.EmptyCompletionHandler;
 import org.glassfish.grizzly.connectionpool.SingleEndpointPool;
+import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
 import org.glassfish.grizzly.utils.DelayedExecutor;
 
 import java.io.IOException;
@@ -22,20 +22,20 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class UpstreamPool {
     private final UpstreamTarget target;
-    private final ConnectorHandler<SocketAddress> connector;
+    private final TCPNIOTransport transport;
     private final SocketAddress address;
     private final SingleEndpointPool<SocketAddress> pool;
     private final boolean persistent;
     private final AtomicInteger waiting = new AtomicInteger();
 
-    UpstreamPool(UpstreamTarget target, ConnectorHandler<SocketAddress> connector, DelayedExecutor timers,
+    UpstreamPool(UpstreamTarget target, TCPNIOTransport transport, DelayedExecutor timers,
                  int maxConnections, long connectTimeoutMillis, long idleTimeoutMillis, boolean persistent) {
         this.target = target;
-        this.connector = connector;
+        this.transport = transport;
         this.address = new InetSocketAddress(target.host(), target.port());
         this.persistent = persistent;
         this.pool = SingleEndpointPool.builder(SocketAddress.class)
-                .connectorHandler(connector)
+                .connectorHandler(transport)
                 .endpointAddress(address)
                 .maxPoolSize(maxConnections)
                 .connectTimeout(connectTimeoutMillis, TimeUnit.MILLISECONDS)
@@ -84,7 +84,7 @@ public final class UpstreamPool {
      * out to be closed by the upstream. It joins the pool when there is room, else it is closed after use.
      */
     public void acquireFresh(CompletionHandler<Connection> handler) {
-        connector.connect(address, new EmptyCompletionHandler<Connection>() {
+        transport.connect(address, new EmptyCompletionHandler<Connection>() {
             @Override
             public void completed(Connection connection) {
                 try {

@@ -1,4 +1,4 @@
-package io.kodiak.transport;
+package io.kodiak.listener;
 
 import io.kodiak.config.IoStrategyName;
 import org.glassfish.grizzly.IOStrategy;
