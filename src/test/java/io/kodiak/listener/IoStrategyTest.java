@@ -1,4 +1,4 @@
-package io.kodiak.transport;
+package io.kodiak.listener;
 
 import io.kodiak.support.Patterns;
 import io.kodiak.support.ProxyHarness;
@@ -19,8 +19,8 @@ import java.util.concurrent.Future;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Client and upstream connections share one transport, so the configured IOStrategy runs the
- * upstream side too: with each strategy, concurrent exchanges stream bodies intact both ways.
+ * With each IOStrategy the listener can run (each hands the exchange between threads differently),
+ * concurrent exchanges stream bodies intact both ways.
  */
 class IoStrategyTest {
     private static final long MIB = 1024 * 1024;
