@@ -24,7 +24,13 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ $# -eq 2 ] || die "expected two git revisions, e.g. main HEAD (see --help)"
+[ $# -eq 2 ] || die "expected two git revisions, e.g. main my-branch (see --help)"
+revs=("$1" "$2")
+declare -a shas
+for rev in "${revs[@]}"; do
+  shas+=("$(git -C "$root" rev-parse --short "$rev^{commit}" 2>/dev/null)") || die "$rev is not a git revision here"
+done
+[ "${shas[0]}" != "${shas[1]}" ] || die "$1 and $2 are the same commit (${shas[0]})"
 
 out=$root/target/bench/compare-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
@@ -37,10 +43,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for rev in "$1" "$2"; do
-  sha=$(git -C "$root" rev-parse --short "$rev^{commit}" 2>/dev/null) || die "$rev is not a git revision here"
+for i in 0 1; do
+  rev=${revs[$i]} sha=${shas[$i]}
   tree=$out/tree-$sha
-  [ -d "$tree" ] && die "$rev and the other revision are the same commit ($sha)"
   git -C "$root" worktree add --detach -q "$tree" "$sha"
   trees+=("$tree")
   names+=("$rev@$sha")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the throughput report generator and run.sh's argument handling without running any load (~15 s):
+# Checks the throughput report generator and the argument handling of run.sh and compare-builds.sh without running any load (~15 s):
 #   bench/throughput/selftest.sh
 # The runs.tsv below is made up with round numbers, so every derived figure can be checked by hand.
 set -euo pipefail
@@ -107,6 +107,14 @@ cp "$work/runs.tsv" "$work/again/"
 printf '%s\n' "date=today" "command=again" >"$work/again/meta.txt"
 check "--report re-renders a run's directory" bash -c "'$run' --report '$work/again' && grep -qF -- '- **command**: again' '$work/again/report.md'"
 check "through a symlink" bash -c "ln -s '$run' '$work/tp' && '$work/tp' --help"
+
+# compare-builds.sh: argument handling; every case below stops before building or starting anything.
+compare=$here/compare-builds.sh
+check "compare-builds: --help exits 0" test "$(code "$compare" --help)" = 0
+check "compare-builds: one revision exits 2" test "$(code "$compare" HEAD)" = 2
+check "compare-builds: a bad --rounds exits 2" test "$(code "$compare" --rounds 0 HEAD HEAD~1)" = 2
+check "compare-builds: an unknown revision exits 2" test "$(code "$compare" HEAD no-such-revision-here)" = 2
+check "compare-builds: the same commit twice exits 2" test "$(code "$compare" HEAD "$(git -C "$here" rev-parse HEAD)")" = 2
 
 if [ "$failures" -gt 0 ]; then
   echo "$failures check(s) failed; outputs in $work" >&2
