@@ -221,7 +221,7 @@ print_routes() {
 
 java_command() {
   java_opts_words
-  JAVA_CMD=("$JAVA" "-Dkodiak.daemon=proxy:$PROXY_BASE" "-DPROXY_LOG_DIR=$LOG_DIR"
+  JAVA_CMD=("$JAVA" "-Dkodiak.daemon=proxy:$PROXY_BASE" "-Dkodiak.pid-file=$PID_FILE" "-DPROXY_LOG_DIR=$LOG_DIR"
     "-Dlogback.configurationFile=$HOME_DIR/conf/logback.xml"
     -Xms256m -Xmx1g -XX:+ExitOnOutOfMemoryError "-XX:ErrorFile=$LOG_DIR/hs_err_pid%p.log" -Dfile.encoding=UTF-8)
   # ParallelGC, measured against G1 with bin/bench.sh throughput (README, docs/throughput.md): a

@@ -86,6 +86,7 @@ public final class Main {
             LOG.info("stopping: draining in-flight exchanges (grace period {})", config.shutdownGracePeriod());
             kodiak.stop();
             monitoring.stop();
+            PidFile.removeIfOurs(System.getProperty("kodiak.pid-file"));
             LOG.info("stopped");
             stopped.countDown();
         }, "kodiak-shutdown"));

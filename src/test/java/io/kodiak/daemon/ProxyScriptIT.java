@@ -249,6 +249,7 @@ class ProxyScriptIT {
             foreground.destroy();
             assertTrue(foreground.waitFor(30, TimeUnit.SECONDS), "SIGTERM stops the foreground proxy");
             assertFalse(accepts(proxy.port));
+            assertFalse(Files.exists(proxy.base.resolve("proxy.pid")), "the JVM removes the pid file it was started with");
         } finally {
             foreground.destroyForcibly();
         }
