@@ -182,7 +182,7 @@ if ! [[ $port_base =~ ^[0-9]+$ ]] || ((port_base < 1024 || port_base > 65500)); 
 fi
 declare -A PORT=([backend]=$port_base [kodiak]=$((port_base + 1)) [nginx]=$((port_base + 2)) [haproxy]=$((port_base + 3)))
 declare -A STUB_PORT_OF=([direct]=$((port_base + 10)) [kodiak]=$((port_base + 11)) [nginx]=$((port_base + 12)) [haproxy]=$((port_base + 13)))
-kodiak_home=$(cd "${KODIAK_HOME:-$root}" && pwd)
+kodiak_home=$(cd "${KODIAK_HOME:-$root}" 2>/dev/null && pwd) || die "KODIAK_HOME=$KODIAK_HOME is not a directory (expected a Kodiak checkout)"
 kodiak_launch=${KODIAK_LAUNCH:-auto}
 case $kodiak_launch in auto|proxy.sh|java) ;; *) die "KODIAK_LAUNCH must be auto, proxy.sh or java" ;; esac
 if [ "$kodiak_launch" = auto ]; then

@@ -106,6 +106,7 @@ mkdir -p "$work/again"
 cp "$work/runs.tsv" "$work/again/"
 printf '%s\n' "date=today" "command=again" >"$work/again/meta.txt"
 check "--report re-renders a run's directory" bash -c "'$run' --report '$work/again' && grep -qF -- '- **command**: again' '$work/again/report.md'"
+check "a KODIAK_HOME that is no directory exits 2" test "$(KODIAK_HOME=$work/none code "$run" --quick)" = 2
 check "through a symlink" bash -c "ln -s '$run' '$work/tp' && '$work/tp' --help"
 
 # compare-builds.sh: argument handling; every case below stops before building or starting anything.
