@@ -23,7 +23,7 @@ public final class ProxyMetrics implements ExchangeObserver {
 
     /** Causes the core reports; registered up front so each series exists (at 0) before its first error. */
     private static final List<String> KNOWN_CAUSES = List.of("connect", "connect_timeout", "timeout", "reset",
-            "pool_exhausted", "client_abort", "bad_request", "body_too_large", "draining", "no_route");
+            "pool_exhausted", "client_abort", "bad_request", "body_too_large", "draining", "no_route", "invalid_response");
 
     private final MeterRegistry registry;
     private final Map<String, RouteMeters> byPrefix = new HashMap<>();

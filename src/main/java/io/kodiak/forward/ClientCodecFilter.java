@@ -1,5 +1,6 @@
 package io.kodiak.forward;
 
+import io.kodiak.http.FieldSyntax;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.http.HttpPacketParsing;
@@ -43,15 +44,34 @@ public final class ClientCodecFilter extends HttpServerFilter {
         httpHeader.getUpgradeDC().recycle();
     }
 
+    /** Every field name must be a token: anything else is 400 and a close (RFC 9112 §5.1), before Grizzly reads on. */
+    @Override
+    protected boolean parseHeaderName(HttpHeader header, MimeHeaders headers, HeaderParsingState state,
+                                      byte[] input, int end) {
+        FieldSyntax.checkName(input, state.arrayOffset + state.start, state.arrayOffset + state.offset,
+                Math.min(end, state.arrayOffset + state.packetLimit));
+        return super.parseHeaderName(header, headers, state, input, end);
+    }
+
+    @Override
+    protected boolean parseHeaderName(HttpHeader header, MimeHeaders headers, HeaderParsingState state, Buffer input) {
+        FieldSyntax.checkName(input, state.start, state.offset, Math.min(input.limit(), state.packetLimit));
+        return super.parseHeaderName(header, headers, state, input);
+    }
+
     /**
-     * Grizzly lets chunked win over a preceding Content-Length and drops that header, which would
-     * hide a request-smuggling attempt; its parsing state still counts it, so note it here.
+     * "close" anywhere in a Connection list ends the connection after the response. Grizzly also
+     * lets chunked win over a preceding Content-Length and drops that header, which would hide a
+     * request-smuggling attempt; its parsing state still counts it, so note it here.
      */
     @Override
     protected boolean onHttpHeaderParsed(HttpHeader header, Buffer buffer, FilterChainContext ctx) {
         boolean error = super.onHttpHeaderParsed(header, buffer, ctx);
         if (header.isChunked() && ((HttpPacketParsing) header).getHeaderParsingState().contentLengthHeadersCount > 0) {
             ((HttpRequestPacket) header).setAttribute(BOTH_LENGTHS_ATTRIBUTE, Boolean.TRUE);
+        }
+        if (FieldSyntax.hasCloseOption(header.getHeaders())) {
+            header.getProcessingState().setKeepAlive(false);
         }
         return error;
     }
@@ -73,6 +93,9 @@ public final class ClientCodecFilter extends HttpServerFilter {
             return ProxyError.HEADERS_TOO_LARGE;
         }
         String message = String.valueOf(error.getMessage());
+        if (message.equals(FieldSyntax.INVALID_NAME)) {
+            return ProxyError.BAD_FIELD_NAME;
+        }
         if (message.contains("header is too large")) {
             return ProxyError.HEADERS_TOO_LARGE;
         }

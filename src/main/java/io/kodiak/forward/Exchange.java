@@ -427,6 +427,11 @@ final class Exchange implements ResponseListener {
     }
 
     @Override
+    public void onInvalidResponse(String problem) {
+        fail(ProxyError.INVALID_RESPONSE, problem);
+    }
+
+    @Override
     public void onUpstreamClosed() {
         Connection<?> stale = null;
         boolean endOfBody = false;
@@ -507,8 +512,13 @@ final class Exchange implements ResponseListener {
             clientCtx.notifyDownstream(HttpServerFilter.RESPONSE_COMPLETE_EVENT);
         }
         boolean reading;
+        boolean bodyConsumed;
         synchronized (this) {
             reading = clientReading;
+            // Known from this exchange's own state, not the codec's expect-content flag: the codec
+            // clears that on the client's thread before handing over the last piece, so read from
+            // here it could let that piece arrive after the exchange ended and start a new one.
+            bodyConsumed = requestSent;
         }
         if (reading) {
             clientCtx.completeAndRecycle();
@@ -521,7 +531,7 @@ final class Exchange implements ResponseListener {
         }
         // A request whose body was read to the end can go back to Grizzly's cache (after the access
         // log has read it); one still receiving body bytes stays, so late pieces are recognised and dropped.
-        boolean recyclable = recycle && !request.isExpectContent();
+        boolean recyclable = recycle && bodyConsumed;
         FilterChainContext next = client.finish(this, recyclable ? null : request);
         services.drain().exchangeEnded();
         record();

@@ -8,6 +8,10 @@ package io.kodiak.forward;
 enum ProxyError {
     NO_ROUTE(404, "no route matches this path", false, "no_route"),
     BAD_REQUEST(400, "malformed request", true, "bad_request"),
+    BAD_FIELD_NAME(400, "malformed header field name (not a token, or space before the colon)", true, "bad_request"),
+    CONTENT_NOT_ALLOWED(400, "request content not allowed with this method", true, "bad_request"),
+    DOT_SEGMENT(400, "request path with a . or .. segment", true, "bad_request"),
+    UNSUPPORTED_METHOD(501, "CONNECT and PRI are not supported: Kodiak opens no tunnels and speaks HTTP/1.1", true, "bad_request"),
     AMBIGUOUS_LENGTH(400, "request has both Content-Length and Transfer-Encoding", true, "bad_request"),
     UNSUPPORTED_TRANSFER_ENCODING(400, "request Transfer-Encoding other than chunked", true, "bad_request"),
     BROKEN_BODY(400, "malformed request body (invalid chunked encoding)", true, "bad_request"),
@@ -19,6 +23,7 @@ enum ProxyError {
     CONNECT_FAILED(502, "cannot connect to upstream", false, "connect"),
     CONNECT_TIMEOUT(504, "upstream connect timed out (connect-timeout)", false, "connect_timeout"),
     UPSTREAM_CLOSED(502, "upstream closed the connection before a complete response", false, "reset"),
+    INVALID_RESPONSE(502, "upstream sent an invalid response", false, "invalid_response"),
     RESPONSE_TIMEOUT(504, "upstream did not answer within response-timeout", false, "timeout"),
     REQUEST_BODY_STALLED(408, "request body stalled longer than idle-timeout", true, "client_timeout"),
     /** Only logged: the response had started, so the client connection is closed instead. */

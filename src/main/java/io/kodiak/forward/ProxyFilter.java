@@ -2,6 +2,7 @@ package io.kodiak.forward;
 
 import io.kodiak.log.AccessLog;
 import io.kodiak.routing.Route;
+import io.kodiak.routing.Router;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.filterchain.BaseFilter;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
@@ -10,7 +11,9 @@ import org.glassfish.grizzly.http.HttpBrokenContent;
 import org.glassfish.grizzly.http.HttpContent;
 import org.glassfish.grizzly.http.HttpRequestPacket;
 import org.glassfish.grizzly.http.HttpServerFilter;
+import org.glassfish.grizzly.http.Method;
 import org.glassfish.grizzly.http.util.DataChunk;
+import org.glassfish.grizzly.http.util.MimeHeaders;
 
 import java.io.IOException;
 
@@ -98,19 +101,56 @@ public final class ProxyFilter extends BaseFilter {
         if (services.drain().isDraining()) {
             return ProxyError.DRAINING;
         }
-        DataChunk transferEncoding = request.getHeaders().getValue("transfer-encoding");
-        if (transferEncoding != null) {
-            // RFC 9112 §6.1: only chunked framing is understood; both headers together is a smuggling vector.
-            if (!request.isChunked() || !transferEncoding.toString().trim().equalsIgnoreCase("chunked")) {
-                return ProxyError.UNSUPPORTED_TRANSFER_ENCODING;
-            }
-            if (request.getHeaders().getValue("content-length") != null
-                    || request.getAttribute(ClientCodecFilter.BOTH_LENGTHS_ATTRIBUTE) != null) {
-                return ProxyError.AMBIGUOUS_LENGTH;
-            }
+        Method method = request.getMethod();
+        if (method == Method.CONNECT || method == Method.PRI) {
+            // Grizzly reads everything after these as an unframed body: forwarded, it would reach the
+            // upstream as further requests on a pooled connection.
+            return ProxyError.UNSUPPORTED_METHOD;
+        }
+        if (method.getPayloadExpectation() == Method.PayloadExpectation.NOT_ALLOWED
+                && (request.getContentLength() > 0 || request.isChunked())) {
+            // Grizzly parses a TRACE body as the next request; the upstream would wait for it instead.
+            return ProxyError.CONTENT_NOT_ALLOWED;
+        }
+        ProxyError framing = transferEncodingRefusal(request);
+        if (framing != null) {
+            return framing;
         }
         if (services.exceedsBodyLimit(request.getContentLength())) {
             return ProxyError.BODY_TOO_LARGE;
+        }
+        if (Router.hasDotSegment(request.getRequestURI())) {
+            // The route swaps its prefix for the upstream's base path; "/api/../admin" would leave it.
+            return ProxyError.DOT_SEGMENT;
+        }
+        return null;
+    }
+
+    /**
+     * RFC 9112 §6.1: only chunked framing is understood, as the one and final coding of the one
+     * Transfer-Encoding field; Content-Length beside it is a smuggling vector.
+     */
+    private static ProxyError transferEncodingRefusal(HttpRequestPacket request) {
+        MimeHeaders headers = request.getHeaders();
+        DataChunk transferEncoding = null;
+        for (int i = 0; i < headers.size(); i++) {
+            DataChunk name = headers.getName(i);
+            if (name.getLength() == 17 && name.equalsIgnoreCase("transfer-encoding")) {
+                if (transferEncoding != null) {
+                    return ProxyError.UNSUPPORTED_TRANSFER_ENCODING;
+                }
+                transferEncoding = headers.getValue(i);
+            }
+        }
+        if (transferEncoding == null) {
+            return null;
+        }
+        if (!request.isChunked() || !transferEncoding.toString().trim().equalsIgnoreCase("chunked")) {
+            return ProxyError.UNSUPPORTED_TRANSFER_ENCODING;
+        }
+        if (headers.getValue("content-length") != null
+                || request.getAttribute(ClientCodecFilter.BOTH_LENGTHS_ATTRIBUTE) != null) {
+            return ProxyError.AMBIGUOUS_LENGTH;
         }
         return null;
     }

@@ -4,6 +4,7 @@ import org.glassfish.grizzly.filterchain.BaseFilter;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
 import org.glassfish.grizzly.http.HttpContent;
+import org.glassfish.grizzly.http.HttpResponsePacket;
 
 import java.io.IOException;
 
@@ -22,6 +23,11 @@ public final class UpstreamFilter extends BaseFilter {
         if (listener == null) {
             content.recycle();
             ctx.getConnection().closeSilently();
+            return ctx.getStopAction();
+        }
+        if (UpstreamCodecFilter.isInterim((HttpResponsePacket) content.getHttpHeader())) {
+            // A 102 or 103 before the final response: not relayed (as nginx does not), the final one follows.
+            content.recycle();
             return ctx.getStopAction();
         }
         return listener.onResponseContent(ctx, content);

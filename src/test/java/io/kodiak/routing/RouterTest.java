@@ -5,7 +5,9 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class RouterTest {
     private static Route route(String prefix, String basePath) {
@@ -38,5 +40,21 @@ class RouterTest {
     @Test
     void ipv6AuthorityIsBracketed() {
         assertEquals("[::1]:8080", new UpstreamTarget("::1", 8080, "").authority());
+    }
+
+    @Test
+    void dotSegmentsAreFoundInEveryDisguise() {
+        for (String path : List.of("/..", "/.", "/a/..", "/a/../b", "/a/./b", "/%2e%2e/b", "/%2E./b", "/a/.%2e",
+                "/a/..;jsessionid=1/b", "/a/.;x/b", "..", "./a")) {
+            assertTrue(Router.hasDotSegment(path), path);
+        }
+    }
+
+    @Test
+    void namesThatOnlyContainDotsAreNoDotSegments() {
+        for (String path : List.of("/", "/a/b", "/.well-known/x", "/a/.../b", "/a/..b", "/a/b..", "/v1.2/x", "/a/%2e%2e%2e",
+                "/a;x=../b", "/a/%2f..")) {
+            assertFalse(Router.hasDotSegment(path), path);
+        }
     }
 }

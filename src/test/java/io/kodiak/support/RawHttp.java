@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,10 +84,12 @@ public final class RawHttp implements AutoCloseable {
         return read(false);
     }
 
-    /** True when the proxy closed the connection (EOF or reset) within the socket timeout. */
+    /** True when the proxy closed the connection (EOF or reset) within the socket timeout; false on a timeout or a byte. */
     public boolean closedByPeer() {
         try {
             return in.read() == -1;
+        } catch (SocketTimeoutException stillOpen) {
+            return false;
         } catch (IOException e) {
             return true;
         }
