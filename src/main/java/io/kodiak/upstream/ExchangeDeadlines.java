@@ -26,18 +26,25 @@ public final class ExchangeDeadlines {
         if (connection.enterTimerQueue()) {
             queue.add(connection, millis, TimeUnit.MILLISECONDS);
         } else {
-            connection.responseDeadline = System.currentTimeMillis() + millis;
+            connection.setDeadline(System.currentTimeMillis() + millis);
         }
     }
 
     public void disarm(UpstreamConnection connection) {
-        connection.responseDeadline = UpstreamConnection.NO_DEADLINE;
+        connection.setDeadline(UpstreamConnection.NO_DEADLINE);
     }
 
-    private static final class Expiry implements DelayedExecutor.Worker<UpstreamConnection> {
+    /** Fires a passed deadline, unless the exchange made progress (re-armed) after the timer's scan read it. */
+    static final class Expiry implements DelayedExecutor.Worker<UpstreamConnection> {
         @Override
         public boolean doWork(UpstreamConnection connection) {
-            connection.responseDeadline = UpstreamConnection.NO_DEADLINE;
+            long deadline = connection.deadline();
+            if (deadline == DelayedExecutor.UNSET_TIMEOUT) {
+                return true;
+            }
+            if (System.currentTimeMillis() - deadline < 0 || !connection.clearExpired(deadline)) {
+                return false;
+            }
             ResponseListener listener = connection.listener();
             if (listener != null) {
                 listener.onDeadline();
@@ -50,18 +57,18 @@ public final class ExchangeDeadlines {
     private static final class Deadline implements DelayedExecutor.Resolver<UpstreamConnection> {
         @Override
         public boolean removeTimeout(UpstreamConnection connection) {
-            connection.responseDeadline = DelayedExecutor.UNSET_TIMEOUT;
+            connection.leaveTimerQueue();
             return true;
         }
 
         @Override
         public long getTimeoutMillis(UpstreamConnection connection) {
-            return connection.responseDeadline;
+            return connection.deadline();
         }
 
         @Override
         public void setTimeoutMillis(UpstreamConnection connection, long timeoutMillis) {
-            connection.responseDeadline = timeoutMillis;
+            connection.setDeadline(timeoutMillis);
         }
     }
 }

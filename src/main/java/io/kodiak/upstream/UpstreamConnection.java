@@ -3,6 +3,10 @@ package io.kodiak.upstream;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.Grizzly;
 import org.glassfish.grizzly.attributes.Attribute;
+import org.glassfish.grizzly.utils.DelayedExecutor;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * What Kodiak keeps per upstream connection, in one attribute so each event costs one lookup:
@@ -15,11 +19,24 @@ public final class UpstreamConnection {
 
     /** Idle, or answered: far in the future, so the timer scan keeps the entry without firing. */
     static final long NO_DEADLINE = Long.MAX_VALUE;
+    private static final VarHandle DEADLINE;
+
+    static {
+        try {
+            DEADLINE = MethodHandles.lookup().findVarHandle(UpstreamConnection.class, "responseDeadline", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private volatile ResponseListener listener;
     private int requestsCarried;
-    /** Read by the timer thread; UNSET once the connection is closed, so the next scan drops it. */
-    volatile long responseDeadline = NO_DEADLINE;
+    /**
+     * Read by the timer thread; UNSET once the connection is closed, so the next scan drops its
+     * entry. Written only through compare-and-set: once UNSET it stays UNSET (an exchange ending
+     * after the close must not put a deadline back, or the entry would stay queued for good).
+     */
+    private volatile long responseDeadline = NO_DEADLINE;
     private boolean inTimerQueue;
 
     public static UpstreamConnection of(Connection<?> connection) {
@@ -63,8 +80,32 @@ public final class UpstreamConnection {
 
     /** The connection is gone: leave the timer queue at its next scan and return the bound exchange, if any. */
     ResponseListener closed() {
-        responseDeadline = org.glassfish.grizzly.utils.DelayedExecutor.UNSET_TIMEOUT;
+        leaveTimerQueue();
         return takeListener();
+    }
+
+    void leaveTimerQueue() {
+        responseDeadline = DelayedExecutor.UNSET_TIMEOUT;
+    }
+
+    long deadline() {
+        return responseDeadline;
+    }
+
+    /** Sets the deadline (epoch millis, or NO_DEADLINE) unless the connection is closed. */
+    void setDeadline(long millis) {
+        long current;
+        do {
+            current = responseDeadline;
+            if (current == DelayedExecutor.UNSET_TIMEOUT) {
+                return;
+            }
+        } while (!DEADLINE.compareAndSet(this, current, millis));
+    }
+
+    /** Clears the deadline {@code expired} if nobody set another since it was read; false when somebody did. */
+    boolean clearExpired(long expired) {
+        return DEADLINE.compareAndSet(this, expired, NO_DEADLINE);
     }
 
     ResponseListener takeListener() {

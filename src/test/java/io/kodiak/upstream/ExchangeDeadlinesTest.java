@@ -1,0 +1,82 @@
+package io.kodiak.upstream;
+
+import org.glassfish.grizzly.filterchain.FilterChainContext;
+import org.glassfish.grizzly.filterchain.NextAction;
+import org.glassfish.grizzly.http.HttpContent;
+import org.glassfish.grizzly.utils.DelayedExecutor;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The timer's view of an upstream connection: a deadline fires once, only if nobody moved it
+ * after the timer read it, and a closed connection's entry leaves the timer queue for good, even
+ * when the exchange that used it disarms its deadline afterwards.
+ */
+class ExchangeDeadlinesTest {
+    private static final class CountingListener implements ResponseListener {
+        int deadlines;
+
+        @Override
+        public NextAction onResponseContent(FilterChainContext ctx, HttpContent content) {
+            throw new AssertionError("not used");
+        }
+
+        @Override
+        public void onInvalidResponse(String problem) {
+            throw new AssertionError("not used");
+        }
+
+        @Override
+        public void onUpstreamClosed() {
+            throw new AssertionError("not used");
+        }
+
+        @Override
+        public void onDeadline() {
+            deadlines++;
+        }
+    }
+
+    private final ExchangeDeadlines.Expiry expiry = new ExchangeDeadlines.Expiry();
+
+    @Test
+    void aPassedDeadlineFiresOnceAndTheEntryStaysForTheNextExchange() {
+        UpstreamConnection connection = new UpstreamConnection();
+        CountingListener listener = new CountingListener();
+        connection.bind(listener);
+        connection.setDeadline(System.currentTimeMillis() - 1);
+        assertFalse(expiry.doWork(connection), "stays queued");
+        assertEquals(1, listener.deadlines);
+        assertEquals(UpstreamConnection.NO_DEADLINE, connection.deadline());
+    }
+
+    @Test
+    void aDeadlineMovedAfterTheScanDoesNotFire() {
+        UpstreamConnection connection = new UpstreamConnection();
+        CountingListener listener = new CountingListener();
+        connection.bind(listener);
+        long later = System.currentTimeMillis() + 60_000;
+        connection.setDeadline(later);
+        assertFalse(expiry.doWork(connection));
+        assertEquals(0, listener.deadlines);
+        assertEquals(later, connection.deadline());
+    }
+
+    @Test
+    void aClosedConnectionLeavesTheQueueWhateverTheExchangeDoesAfterwards() {
+        UpstreamConnection connection = new UpstreamConnection();
+        CountingListener listener = new CountingListener();
+        connection.bind(listener);
+        connection.setDeadline(System.currentTimeMillis() + 60_000);
+        connection.closed();
+        // The exchange hears of the close after the fact and disarms, or re-arms on its way out.
+        connection.setDeadline(UpstreamConnection.NO_DEADLINE);
+        connection.setDeadline(System.currentTimeMillis() - 1);
+        assertEquals(DelayedExecutor.UNSET_TIMEOUT, connection.deadline());
+        assertTrue(expiry.doWork(connection), "leaves the queue");
+        assertEquals(0, listener.deadlines);
+    }
+}
