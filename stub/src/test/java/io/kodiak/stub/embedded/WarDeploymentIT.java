@@ -2,8 +2,8 @@ package io.kodiak.stub.embedded;
 
 import static io.kodiak.stub.embedded.StubAnswers.assertAnswers;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -20,11 +20,19 @@ import org.apache.catalina.startup.Tomcat;
 import org.apache.tomcat.util.scan.StandardJarScanner;
 import org.junit.jupiter.api.Test;
 
-/** The WAR's web.xml, deployed the way a stock Tomcat deploys it, serves the original URL. */
-class WarDeploymentTest {
+/**
+ * The packaged ProxiedServiceStub.war, deployed the way a stock Tomcat deploys a WAR file, serves the
+ * original URL. An IT so it runs after package, against the WAR itself: its web.xml, and the classes
+ * the war plugin's excludes leave in it.
+ */
+class WarDeploymentIT {
     @Test
     void webXmlMapsTheServletAtTheOriginalPath() throws Exception {
+        Path war = Path.of("target", "ProxiedServiceStub.war").toAbsolutePath();
+        assertTrue(Files.isRegularFile(war), "package builds " + war);
         Path base = Files.createTempDirectory("kodiak-stub-war-test");
+        // Tomcat expands a WAR file into the host's appBase, which must exist.
+        Files.createDirectories(base.resolve("webapps"));
         System.setProperty(Globals.CATALINA_HOME_PROP, base.toString());
         Tomcat tomcat = new Tomcat();
         tomcat.setBaseDir(base.toString());
@@ -34,7 +42,7 @@ class WarDeploymentTest {
         tomcat.setConnector(connector);
         // Without the default web.xml Tomcat would want Jasper for JSPs, which a stock Tomcat has and we do not.
         tomcat.setAddDefaultWebXmlToWebapp(false);
-        Context context = tomcat.addWebapp(StubServer.CONTEXT_PATH, new File("src/main/webapp").getAbsolutePath());
+        Context context = tomcat.addWebapp(StubServer.CONTEXT_PATH, war.toString());
         StandardJarScanner scanner = new StandardJarScanner();
         scanner.setScanClassPath(false);
         context.setJarScanner(scanner);
