@@ -116,6 +116,14 @@ check "compare-builds: one revision exits 2" test "$(code "$compare" HEAD)" = 2
 check "compare-builds: a bad --rounds exits 2" test "$(code "$compare" --rounds 0 HEAD HEAD~1)" = 2
 check "compare-builds: an unknown revision exits 2" test "$(code "$compare" HEAD no-such-revision-here)" = 2
 check "compare-builds: the same commit twice exits 2" test "$(code "$compare" HEAD "$(git -C "$here" rev-parse HEAD)")" = 2
+mkdir -p "$work/conf-1" "$work/conf-2"
+echo 'proxy.listener.selector-threads = 1' >"$work/conf-1/try.conf"
+echo 'proxy.listener.selector-threads = 2' >"$work/conf-2/try.conf"
+check "compare-builds: a --conf-b that is no file exits 2" test "$(code "$compare" --conf-b "$work/none.conf" HEAD)" = 2
+check "compare-builds: one revision with one conf twice exits 2" \
+  test "$(code "$compare" --conf-a "$work/conf-1/try.conf" --conf-b "$work/conf-1/try.conf" HEAD)" = 2
+check "compare-builds: two confs the report could not tell apart exit 2" \
+  test "$(code "$compare" --conf-a "$work/conf-1/try.conf" --conf-b "$work/conf-2/try.conf" HEAD)" = 2
 
 if [ "$failures" -gt 0 ]; then
   echo "$failures check(s) failed; outputs in $work" >&2
