@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The packaged ProxiedServiceStub.war, deployed the way a stock Tomcat deploys a WAR file, serves the
- * original URL. An IT so it runs after package, against the WAR itself: its web.xml, and the classes
- * the war plugin's excludes leave in it.
+ * original URL. An IT so it runs after package, against the WAR itself: its web.xml and layout. (A class
+ * missing from the WAR would still load from the test's class path, the webapp loader's parent.)
  */
 class WarDeploymentIT {
     @Test
