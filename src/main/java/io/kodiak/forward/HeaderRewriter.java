@@ -1,5 +1,6 @@
 package io.kodiak.forward;
 
+import io.kodiak.http.FieldSyntax;
 import io.kodiak.routing.Route;
 import org.glassfish.grizzly.http.HttpRequestPacket;
 import org.glassfish.grizzly.http.HttpResponsePacket;
@@ -9,7 +10,6 @@ import org.glassfish.grizzly.http.util.DataChunk;
 import org.glassfish.grizzly.http.util.MimeHeaders;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Locale;
 
 /**
  * Builds the message each side sees. Headers are copied by reference to the parsed bytes (no
@@ -33,10 +33,6 @@ final class HeaderRewriter {
     private static final byte[] X_FORWARDED_HOST = ascii("x-forwarded-host");
     private static final byte[] TRANSFER_ENCODING = ascii("transfer-encoding");
     private static final byte[] X_FORWARDED_PROTO = ascii("x-forwarded-proto");
-    private static final byte[] CLOSE = ascii("close");
-    /** Connection values almost every message carries, as tokens shared instead of split per message. */
-    private static final String[] KEEP_ALIVE_TOKENS = {"keep-alive"};
-    private static final String[] CLOSE_TOKENS = {"close"};
 
     private HeaderRewriter() {
     }
@@ -56,7 +52,7 @@ final class HeaderRewriter {
 
         MimeHeaders in = request.getHeaders();
         MimeHeaders out = upstream.getHeaders();
-        String[] connectionTokens = connectionTokens(in);
+        String[] connectionTokens = FieldSyntax.connectionOptions(in);
         DataChunk forwardedFor = null;
         for (int i = 0; i < in.size(); i++) {
             DataChunk name = in.getName(i);
@@ -110,7 +106,7 @@ final class HeaderRewriter {
         client.setStatus(upstream.getStatus());
         MimeHeaders in = upstream.getHeaders();
         MimeHeaders out = client.getHeaders();
-        String[] connectionTokens = connectionTokens(in);
+        String[] connectionTokens = FieldSyntax.connectionOptions(in);
         for (int i = 0; i < in.size(); i++) {
             DataChunk name = in.getName(i);
             Kind kind = classify(name);
@@ -183,42 +179,6 @@ final class HeaderRewriter {
             }
         }
         return false;
-    }
-
-    /** Header names listed in Connection, which are hop-by-hop for this message only; null when none. */
-    private static String[] connectionTokens(MimeHeaders headers) {
-        String[] tokens = null;
-        for (int i = 0; i < headers.size(); i++) {
-            DataChunk name = headers.getName(i);
-            if (name.getLength() != CONNECTION.length || !name.equalsIgnoreCase(CONNECTION)) {
-                continue;
-            }
-            String[] here = tokensOf(headers.getValue(i));
-            if (tokens == null) {
-                tokens = here;
-            } else {
-                String[] merged = new String[tokens.length + here.length];
-                System.arraycopy(tokens, 0, merged, 0, tokens.length);
-                System.arraycopy(here, 0, merged, tokens.length, here.length);
-                tokens = merged;
-            }
-        }
-        return tokens;
-    }
-
-    /** One Connection value as lower-case tokens; the common single values cost no allocation. */
-    private static String[] tokensOf(DataChunk value) {
-        if (value.equalsIgnoreCase(KEEP_ALIVE)) {
-            return KEEP_ALIVE_TOKENS;
-        }
-        if (value.equalsIgnoreCase(CLOSE)) {
-            return CLOSE_TOKENS;
-        }
-        String[] tokens = value.toString().toLowerCase(Locale.ROOT).split(",");
-        for (int j = 0; j < tokens.length; j++) {
-            tokens[j] = tokens[j].trim();
-        }
-        return tokens;
     }
 
     private static byte[] ascii(String lowerCaseName) {

@@ -1,9 +1,11 @@
 package io.kodiak.http;
 
 import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.http.HttpCodecFilter;
 import org.glassfish.grizzly.http.util.DataChunk;
 import org.glassfish.grizzly.http.util.MimeHeaders;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
 /**
@@ -19,6 +21,12 @@ public final class FieldSyntax {
     public static final String INVALID_NAME = "header field name that is not a token";
 
     private static final boolean[] TCHAR = new boolean[128];
+    private static final byte[] CONNECTION = ascii("connection");
+    private static final byte[] KEEP_ALIVE = ascii("keep-alive");
+    private static final byte[] CLOSE = ascii("close");
+    /** Shared, never modified: returned for the two common Connection values. */
+    private static final String[] KEEP_ALIVE_OPTIONS = {"keep-alive"};
+    private static final String[] CLOSE_OPTIONS = {"close"};
 
     static {
         for (char c = '0'; c <= '9'; c++) {
@@ -37,12 +45,15 @@ public final class FieldSyntax {
     }
 
     /**
-     * Checks a field name as it arrives, before Grizzly's parser takes it: from {@code offset} (where
-     * the previous read stopped) to the colon, or to {@code limit} when the colon has not arrived.
-     * Throws on an empty name or on the first byte a token may not contain (RFC 9110 §5.1, RFC 9112 §5.1).
+     * Checks a field name as it arrives, before Grizzly's parser takes it: from where the previous
+     * read stopped to the colon, or to the end of what has arrived when the colon has not. Throws on
+     * an empty name or on the first byte a token may not contain (RFC 9110 §5.1, RFC 9112 §5.1).
+     * Called from both codecs' {@code parseHeaderName}, with the arguments Grizzly passes there.
      */
-    public static void checkName(byte[] input, int start, int offset, int limit) {
-        for (int i = offset; i < limit; i++) {
+    public static void checkName(HttpCodecFilter.HeaderParsingState state, byte[] input, int end) {
+        int start = state.arrayOffset + state.start;
+        int limit = Math.min(end, state.arrayOffset + state.packetLimit);
+        for (int i = state.arrayOffset + state.offset; i < limit; i++) {
             int b = input[i] & 0xff;
             if (b == ':') {
                 requireNonEmpty(i, start);
@@ -52,12 +63,13 @@ public final class FieldSyntax {
         }
     }
 
-    /** As {@link #checkName(byte[], int, int, int)}, for the parser's path over buffers without an array. */
-    public static void checkName(Buffer input, int start, int offset, int limit) {
-        for (int i = offset; i < limit; i++) {
+    /** As {@link #checkName(HttpCodecFilter.HeaderParsingState, byte[], int)}, for buffers without an array. */
+    public static void checkName(HttpCodecFilter.HeaderParsingState state, Buffer input) {
+        int limit = Math.min(input.limit(), state.packetLimit);
+        for (int i = state.offset; i < limit; i++) {
             int b = input.get(i) & 0xff;
             if (b == ':') {
-                requireNonEmpty(i, start);
+                requireNonEmpty(i, state.start);
                 return;
             }
             requireTokenChar(b);
@@ -78,28 +90,57 @@ public final class FieldSyntax {
 
     /** True when a Connection field lists the "close" option (RFC 9112 §9.6), wherever it stands in the list. */
     public static boolean hasCloseOption(MimeHeaders headers) {
-        for (int i = 0; i < headers.size(); i++) {
-            DataChunk name = headers.getName(i);
-            if (name.getLength() == 10 && name.equalsIgnoreCase("connection") && listsClose(headers.getValue(i))) {
-                return true;
+        String[] options = connectionOptions(headers);
+        if (options != null) {
+            for (String option : options) {
+                if (option.equals("close")) {
+                    return true;
+                }
             }
         }
         return false;
     }
 
-    private static boolean listsClose(DataChunk value) {
-        // The two values almost every message carries cost no allocation.
-        if (value.equalsIgnoreCase("close")) {
-            return true;
-        }
-        if (value.equalsIgnoreCase("keep-alive")) {
-            return false;
-        }
-        for (String option : value.toString().split(",")) {
-            if (option.trim().toLowerCase(Locale.ROOT).equals("close")) {
-                return true;
+    /**
+     * The options of all Connection fields, lower case: "close", or header names that are hop-by-hop
+     * for this message only. Null when there is no Connection field.
+     */
+    public static String[] connectionOptions(MimeHeaders headers) {
+        String[] options = null;
+        for (int i = 0; i < headers.size(); i++) {
+            DataChunk name = headers.getName(i);
+            if (name.getLength() != CONNECTION.length || !name.equalsIgnoreCase(CONNECTION)) {
+                continue;
+            }
+            String[] here = optionsOf(headers.getValue(i));
+            if (options == null) {
+                options = here;
+            } else {
+                String[] merged = new String[options.length + here.length];
+                System.arraycopy(options, 0, merged, 0, options.length);
+                System.arraycopy(here, 0, merged, options.length, here.length);
+                options = merged;
             }
         }
-        return false;
+        return options;
+    }
+
+    /** One Connection value as lower-case options; the values almost every message carries cost no allocation. */
+    private static String[] optionsOf(DataChunk value) {
+        if (value.equalsIgnoreCase(KEEP_ALIVE)) {
+            return KEEP_ALIVE_OPTIONS;
+        }
+        if (value.equalsIgnoreCase(CLOSE)) {
+            return CLOSE_OPTIONS;
+        }
+        String[] options = value.toString().toLowerCase(Locale.ROOT).split(",");
+        for (int j = 0; j < options.length; j++) {
+            options[j] = options[j].trim();
+        }
+        return options;
+    }
+
+    private static byte[] ascii(String lowerCase) {
+        return lowerCase.getBytes(StandardCharsets.US_ASCII);
     }
 }

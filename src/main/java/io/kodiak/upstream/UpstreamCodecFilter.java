@@ -52,14 +52,13 @@ final class UpstreamCodecFilter extends HttpClientFilter {
     @Override
     protected boolean parseHeaderName(HttpHeader header, MimeHeaders headers, HeaderParsingState state,
                                       byte[] input, int end) {
-        FieldSyntax.checkName(input, state.arrayOffset + state.start, state.arrayOffset + state.offset,
-                Math.min(end, state.arrayOffset + state.packetLimit));
+        FieldSyntax.checkName(state, input, end);
         return super.parseHeaderName(header, headers, state, input, end);
     }
 
     @Override
     protected boolean parseHeaderName(HttpHeader header, MimeHeaders headers, HeaderParsingState state, Buffer input) {
-        FieldSyntax.checkName(input, state.start, state.offset, Math.min(input.limit(), state.packetLimit));
+        FieldSyntax.checkName(state, input);
         return super.parseHeaderName(header, headers, state, input);
     }
 
