@@ -72,9 +72,8 @@ public final class ProxyFilter extends BaseFilter {
         }
         if (refusal != null) {
             long start = System.nanoTime();
-            content.recycle();
             services.onError(refusal);
-            LocalResponse.send(ctx, request.getResponse(), refusal);
+            // Recorded before the answer leaves: a client that reads it and then asks /metrics must find it counted.
             long elapsed = System.nanoTime() - start;
             services.observer().onExchange(route == null ? null : route.prefix(), null, refusal.status,
                     0, 0, -1, elapsed);
@@ -82,6 +81,8 @@ public final class ProxyFilter extends BaseFilter {
                 AccessLog.record(request.getRemoteAddress(), request.getMethod().getMethodString(),
                         request.getRequestURI(), request.getQueryString(), refusal.status, 0, 0, null, -1, elapsed);
             }
+            content.recycle();
+            LocalResponse.send(ctx, request.getResponse(), refusal);
             ctx.notifyDownstream(HttpServerFilter.RESPONSE_COMPLETE_EVENT);
             if (refusal.closeClient) {
                 // The answer said Connection: close; don't wait for a body that may never come.
