@@ -159,26 +159,17 @@ class SmugglingDefenceTest {
 
     @Test
     void whitespaceBeforeTheColonInAResponseGets502() throws Exception {
-        start(i -> "HTTP/1.1 200 OK\r\nContent-Length : 2\r\n\r\nok");
-        try (RawHttp raw = new RawHttp(proxy.port())) {
-            assertReason(raw.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read(), 502, "upstream sent an invalid response");
-        }
+        assertAnsweredWith502("HTTP/1.1 200 OK\r\nContent-Length : 2\r\n\r\nok");
     }
 
     @Test
     void aResponseFieldLineWithoutColonGets502InsteadOfWaitingForOne() throws Exception {
-        start(i -> "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Broken\r\n\r\nok");
-        try (RawHttp raw = new RawHttp(proxy.port())) {
-            assertReason(raw.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read(), 502, "upstream sent an invalid response");
-        }
+        assertAnsweredWith502("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Broken\r\n\r\nok");
     }
 
     @Test
     void unsolicitedSwitchingProtocolsGets502() throws Exception {
-        start(i -> "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
-        try (RawHttp raw = new RawHttp(proxy.port())) {
-            assertReason(raw.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read(), 502, "upstream sent an invalid response");
-        }
+        assertAnsweredWith502("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
     }
 
     @Test
@@ -191,6 +182,14 @@ class SmugglingDefenceTest {
             assertEquals("ok", raw.send("GET /2 HTTP/1.1\r\nHost: a\r\n\r\n").read().bodyText());
         }
         assertEquals(2, upstream.connections());
+    }
+
+    /** The upstream answers every request with {@code answer}; the client gets Kodiak's 502 instead. */
+    private void assertAnsweredWith502(String answer) throws Exception {
+        start(i -> answer);
+        try (RawHttp raw = new RawHttp(proxy.port())) {
+            assertReason(raw.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read(), 502, "upstream sent an invalid response");
+        }
     }
 
     /** Idle pooled connections once the exchange has handed its connection back (released or closed). */
