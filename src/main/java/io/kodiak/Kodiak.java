@@ -8,6 +8,7 @@ import io.kodiak.forward.ProxyFilter;
 import io.kodiak.listener.ProxyListener;
 import io.kodiak.routing.Router;
 import io.kodiak.upstream.UpstreamClient;
+import org.glassfish.grizzly.memory.MemoryManager;
 import org.glassfish.grizzly.utils.DelayedExecutor;
 
 import java.io.IOException;
@@ -46,11 +47,12 @@ public final class Kodiak {
             return t;
         });
         this.timers = new DelayedExecutor(timerThread, TIMER_TICK_MILLIS, TimeUnit.MILLISECONDS);
-        this.upstreams = new UpstreamClient(config, timers);
+        MemoryManager memory = MemoryManagers.of(config.buffers().memoryManager());
+        this.upstreams = new UpstreamClient(config, timers, memory);
         this.services = new ForwardingServices(new Router(config.routes()), upstreams, timers,
                 config.upstream().responseTimeout().toMillis(), config.listener().idleTimeout().toMillis(),
                 config.listener().maxBodySize(), drain, observer);
-        this.listener = new ProxyListener(config.listener(), new ProxyFilter(services), drain, timers);
+        this.listener = new ProxyListener(config.listener(), new ProxyFilter(services), drain, timers, memory);
     }
 
     public void start() throws IOException {

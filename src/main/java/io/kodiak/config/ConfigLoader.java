@@ -95,6 +95,8 @@ public final class ConfigLoader {
                 duration("proxy.upstream.response-timeout", Duration.ofMillis(1), "a positive duration, e.g. 30s"),
                 duration("proxy.upstream.idle-timeout", Duration.ofMillis(1), "a positive duration, e.g. 60s"));
 
+        ProxyConfig.Buffers buffers = new ProxyConfig.Buffers(memoryManager("proxy.buffers.memory-manager"));
+
         ProxyConfig.Admin admin = new ProxyConfig.Admin(bool("proxy.admin.enabled"),
                 string("proxy.admin.host"), port("proxy.admin.port"));
         if (admin.enabled() && admin.port() == port && admin.port() > 0) {
@@ -108,7 +110,7 @@ public final class ConfigLoader {
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
-        return new ProxyConfig(listener, routes, upstream, admin, grace);
+        return new ProxyConfig(listener, routes, upstream, buffers, admin, grace);
     }
 
     // ---------------------------------------------------------------- routes
@@ -291,6 +293,15 @@ public final class ConfigLoader {
         return IoStrategyName.parse(value).orElseGet(() -> {
             problems.add(new ConfigProblem(key, render(key), expected));
             return IoStrategyName.SAME_THREAD;
+        });
+    }
+
+    private MemoryManagerName memoryManager(String key) {
+        String expected = "one of " + MemoryManagerName.allNames();
+        String value = read(key, config::getString, expected, MemoryManagerName.HEAP.configName());
+        return MemoryManagerName.parse(value).orElseGet(() -> {
+            problems.add(new ConfigProblem(key, render(key), expected));
+            return MemoryManagerName.HEAP;
         });
     }
 }

@@ -6,7 +6,8 @@ import java.time.Duration;
 import java.util.List;
 
 /** The validated, immutable configuration the proxy runs with. */
-public record ProxyConfig(Listener listener, List<Route> routes, Upstream upstream, Admin admin, Duration shutdownGracePeriod) {
+public record ProxyConfig(Listener listener, List<Route> routes, Upstream upstream, Buffers buffers, Admin admin,
+                          Duration shutdownGracePeriod) {
 
     /** Client-facing side. {@code maxBodySize} is -1 when unlimited; thread counts are resolved (never 0). */
     public record Listener(String host, int port, int selectorThreads, int workerThreads, IoStrategyName ioStrategy,
@@ -16,6 +17,9 @@ public record ProxyConfig(Listener listener, List<Route> routes, Upstream upstre
 
     public record Upstream(boolean persistentConnections, int maxConnections, Duration connectTimeout,
                            Duration responseTimeout, Duration idleTimeout) {
+    }
+
+    public record Buffers(MemoryManagerName memoryManager) {
     }
 
     public record Admin(boolean enabled, String host, int port) {

@@ -9,6 +9,7 @@ import org.glassfish.grizzly.ShutdownContext;
 import org.glassfish.grizzly.filterchain.FilterChainBuilder;
 import org.glassfish.grizzly.filterchain.TransportFilter;
 import org.glassfish.grizzly.http.KeepAlive;
+import org.glassfish.grizzly.memory.MemoryManager;
 import org.glassfish.grizzly.nio.RoundRobinConnectionDistributor;
 import org.glassfish.grizzly.nio.transport.TCPNIOServerConnection;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
@@ -40,7 +41,8 @@ public final class ProxyListener {
     private final Drain drain;
     private TCPNIOServerConnection server;
 
-    public ProxyListener(ProxyConfig.Listener settings, ProxyFilter proxyFilter, Drain drain, DelayedExecutor timers) {
+    public ProxyListener(ProxyConfig.Listener settings, ProxyFilter proxyFilter, Drain drain, DelayedExecutor timers,
+                         MemoryManager memory) {
         this.settings = settings;
         this.drain = drain;
         KeepAlive keepAlive = null;
@@ -59,6 +61,7 @@ public final class ProxyListener {
 
         TCPNIOTransportBuilder builder = TCPNIOTransportBuilder.newInstance()
                 .setIOStrategy(IoStrategies.of(settings.ioStrategy()))
+                .setMemoryManager(memory)
                 // One more than the I/O threads: selector 0 serves the listening socket alone (below).
                 .setSelectorRunnersCount(settings.selectorThreads() + 1)
                 .setTcpNoDelay(true)

@@ -5,6 +5,7 @@ import io.kodiak.routing.Route;
 import io.kodiak.routing.UpstreamTarget;
 import org.glassfish.grizzly.filterchain.FilterChainBuilder;
 import org.glassfish.grizzly.filterchain.TransportFilter;
+import org.glassfish.grizzly.memory.MemoryManager;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransportBuilder;
 import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
@@ -29,13 +30,14 @@ public final class UpstreamClient {
     private final TCPNIOTransport transport;
     private final Map<String, UpstreamPool> poolsByOrigin = new LinkedHashMap<>();
 
-    public UpstreamClient(ProxyConfig config, DelayedExecutor timers) {
+    public UpstreamClient(ProxyConfig config, DelayedExecutor timers, MemoryManager memory) {
         FilterChainBuilder chain = FilterChainBuilder.stateless()
                 .add(new TransportFilter())
                 .add(new UpstreamCodecFilter(MAX_RESPONSE_HEADER_SIZE))
                 .add(new UpstreamFilter());
         transport = TCPNIOTransportBuilder.newInstance()
                 .setIOStrategy(SameThreadIOStrategy.getInstance())
+                .setMemoryManager(memory)
                 .setSelectorRunnersCount(config.listener().selectorThreads())
                 .setTcpNoDelay(true)
                 .setKeepAlive(true)

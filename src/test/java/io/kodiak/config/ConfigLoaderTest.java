@@ -77,6 +77,12 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void unknownMemoryManager() {
+        assertProblem(rejected("proxy.buffers.memory-manager = direct"), "proxy.buffers.memory-manager", "direct",
+                "heap, pooled");
+    }
+
+    @Test
     void malformedUpstreamUrls() {
         for (String url : new String[]{"ftp://host/x", "http://", "not a url", "https://secure:8443/", "http://h:99999/"}) {
             ConfigException e = rejected("proxy.routes = [ { prefix = \"/\", upstream = \"" + url + "\" } ]");

@@ -4,7 +4,7 @@ import io.kodiak.support.Patterns;
 import io.kodiak.support.ProxyHarness;
 import io.kodiak.support.TestUpstream;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.InputStream;
 import java.net.http.HttpClient;
@@ -19,19 +19,22 @@ import java.util.concurrent.Future;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * With each IOStrategy the listener can run (each hands the exchange between threads differently),
- * concurrent exchanges stream bodies intact both ways.
+ * With each IOStrategy the listener can run (each hands the exchange between threads differently)
+ * and each memory manager (a pooled buffer handed back too early would be overwritten by the next
+ * read while still queued), concurrent exchanges stream bodies intact both ways.
  */
-class IoStrategyTest {
+class TransportSettingsTest {
     private static final long MIB = 1024 * 1024;
     private static final int CLIENTS = 8;
 
-    @ParameterizedTest
-    @ValueSource(strings = {"same-thread", "worker-thread", "dynamic", "leader-follower"})
-    void concurrentUploadsAndDownloadsArriveIntact(String strategy) throws Exception {
+    @ParameterizedTest(name = "{0}, {1} buffers")
+    @CsvSource({"same-thread, heap", "worker-thread, heap", "dynamic, heap", "leader-follower, heap",
+            "same-thread, pooled", "worker-thread, pooled", "dynamic, pooled", "leader-follower, pooled"})
+    void concurrentUploadsAndDownloadsArriveIntact(String strategy, String memoryManager) throws Exception {
         try (TestUpstream upstream = TestUpstream.start();
              ProxyHarness proxy = ProxyHarness.forUpstream(upstream.url("/"),
-                     "proxy.listener.io-strategy = " + strategy + "\nproxy.listener.selector-threads = 2")) {
+                     "proxy.listener.io-strategy = " + strategy + "\nproxy.listener.selector-threads = 2"
+                             + "\nproxy.buffers.memory-manager = " + memoryManager)) {
             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             ExecutorService clients = Executors.newFixedThreadPool(CLIENTS);
             try {
