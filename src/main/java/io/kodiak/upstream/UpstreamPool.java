@@ -8,6 +8,9 @@ import org.glassfish.grizzly.connectionpool.SingleEndpointPool;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
 import org.glassfish.grizzly.utils.DelayedExecutor;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -21,6 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * of another idle one that may be just as stale.
  */
 public final class UpstreamPool {
+    private static final Logger LOG = LoggerFactory.getLogger(UpstreamPool.class);
     private final UpstreamTarget target;
     private final TCPNIOTransport transport;
     private final SocketAddress address;
@@ -111,10 +115,22 @@ public final class UpstreamPool {
 
     /** Returns a connection whose last exchange completed cleanly; with persistence off it is closed instead. */
     public void release(Connection<?> connection) {
-        if (persistent) {
-            pool.release(connection);
-        } else {
+        if (!persistent) {
             discard(connection);
+            return;
+        }
+        try {
+            pool.release(connection);
+        } catch (RuntimeException poolBug) {
+            // Grizzly 2.3.35 fails the pool's waiters after a failed connect without holding the
+            // pool's lock (fixed in Mule's fork as MULE-17660; glassfish-grizzly#2101), which can
+            // corrupt its waiting list so that a later release throws. Seen here as a
+            // NullPointerException at 8,000 connections when connects failed with EMFILE. Closing
+            // the connection keeps the pool's count right (its close listener runs under the lock)
+            // and lets the exchange finish instead of leaving its client waiting.
+            LOG.warn("upstream pool {} failed to take a connection back ({}); closing it", target.originKey(),
+                    poolBug.toString());
+            connection.closeSilently();
         }
     }
 

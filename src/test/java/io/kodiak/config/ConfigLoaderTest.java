@@ -49,6 +49,16 @@ class ConfigLoaderTest {
         assertEquals(Duration.ofSeconds(10), config.upstream().responseTimeout());
     }
 
+    /** compare-builds.sh --conf-b would otherwise find a typo only when Kodiak refuses to start mid-run. */
+    @Test
+    void everyTuningVariantIsValid() throws Exception {
+        File[] variants = new File("bench/throughput/tuning").listFiles((dir, name) -> name.endsWith(".conf"));
+        assertTrue(variants != null && variants.length > 0, "no bench/throughput/tuning/*.conf");
+        for (File variant : variants) {
+            ConfigLoader.fromConfig(ConfigFactory.parseFile(variant));
+        }
+    }
+
     @Test
     void portThatIsNotANumber() {
         assertProblem(rejected("proxy.listener.port = abc"), "proxy.listener.port", "abc", "port number");
