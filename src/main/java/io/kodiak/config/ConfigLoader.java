@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -73,7 +74,8 @@ public final class ConfigLoader {
         int port = port("proxy.listener.port");
         int selectors = intInRange("proxy.listener.selector-threads", 0, 1024, "0 (one per core) or a thread count up to 1024");
         int workers = intInRange("proxy.listener.worker-threads", 0, 10_000, "0 (two per core) or a thread count up to 10000");
-        IoStrategyName strategy = ioStrategy("proxy.listener.io-strategy");
+        IoStrategyName strategy = choice("proxy.listener.io-strategy", IoStrategyName::parse, IoStrategyName.allNames(),
+                IoStrategyName.SAME_THREAD.configName(), IoStrategyName.SAME_THREAD);
         boolean persistent = bool("proxy.listener.persistent-connections");
         Duration idle = duration("proxy.listener.idle-timeout", Duration.ofSeconds(1), "a duration of at least 1s, e.g. 60s");
         int maxRequests = intInRange("proxy.listener.max-requests-per-connection", -1, Integer.MAX_VALUE,
@@ -95,7 +97,9 @@ public final class ConfigLoader {
                 duration("proxy.upstream.response-timeout", Duration.ofMillis(1), "a positive duration, e.g. 30s"),
                 duration("proxy.upstream.idle-timeout", Duration.ofMillis(1), "a positive duration, e.g. 60s"));
 
-        ProxyConfig.Buffers buffers = new ProxyConfig.Buffers(memoryManager("proxy.buffers.memory-manager"));
+        ProxyConfig.Buffers buffers = new ProxyConfig.Buffers(choice("proxy.buffers.memory-manager",
+                MemoryManagerName::parse, MemoryManagerName.allNames(), MemoryManagerName.HEAP.configName(),
+                MemoryManagerName.HEAP));
 
         ProxyConfig.Admin admin = new ProxyConfig.Admin(bool("proxy.admin.enabled"),
                 string("proxy.admin.host"), port("proxy.admin.port"));
@@ -287,21 +291,13 @@ public final class ConfigLoader {
         return value;
     }
 
-    private IoStrategyName ioStrategy(String key) {
-        String expected = "one of " + IoStrategyName.allNames();
-        String value = read(key, config::getString, expected, IoStrategyName.SAME_THREAD.configName());
-        return IoStrategyName.parse(value).orElseGet(() -> {
+    /** One of a fixed set of names; {@code fallback} stands in while the problem is reported. */
+    private <T> T choice(String key, Function<String, Optional<T>> parse, String names, String fallbackName, T fallback) {
+        String expected = "one of " + names;
+        String value = read(key, config::getString, expected, fallbackName);
+        return parse.apply(value).orElseGet(() -> {
             problems.add(new ConfigProblem(key, render(key), expected));
-            return IoStrategyName.SAME_THREAD;
-        });
-    }
-
-    private MemoryManagerName memoryManager(String key) {
-        String expected = "one of " + MemoryManagerName.allNames();
-        String value = read(key, config::getString, expected, MemoryManagerName.HEAP.configName());
-        return MemoryManagerName.parse(value).orElseGet(() -> {
-            problems.add(new ConfigProblem(key, render(key), expected));
-            return MemoryManagerName.HEAP;
+            return fallback;
         });
     }
 }
