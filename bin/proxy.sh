@@ -337,6 +337,9 @@ print_live_state() {
     function value(line) { v = line; sub(/.* /, "", v); return v + 0 }
     function upstream(line) { u = line; sub(/.*upstream="/, "", u); sub(/".*/, "", u); return u }
     /^kodiak_inflight_exchanges /      { inflight = value($0) }
+    /^kodiak_client_connections /      { clients = value($0) }
+    /^kodiak_client_connections_max /  { clients_max = value($0) }
+    /^kodiak_listener_accept_pauses_total / { pauses = value($0) }
     /^kodiak_requests_total\{/          { requests += value($0) }
     /^kodiak_upstream_pool_open\{/      { u = upstream($0); seen[u] = 1; open[u] = value($0) }
     /^kodiak_upstream_pool_idle\{/      { idle[upstream($0)] = value($0) }
@@ -344,6 +347,7 @@ print_live_state() {
     /^kodiak_upstream_pool_pending\{/   { pending[upstream($0)] = value($0) }
     /^kodiak_upstream_pool_max\{/       { max[upstream($0)] = value($0) }
     END {
+      printf "  clients   %d connections open of max %d (accepting paused %d times at the max)\n", clients, clients_max, pauses
       printf "  in flight %d exchanges (%d requests since start)\n", inflight, requests
       for (u in seen)
         printf "  upstream  %s: %d open (%d leased, %d idle) of max %d, %d waiting\n", u, open[u], leased[u], idle[u], max[u], pending[u]

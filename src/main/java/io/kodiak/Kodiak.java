@@ -5,6 +5,7 @@ import io.kodiak.forward.Drain;
 import io.kodiak.forward.ExchangeObserver;
 import io.kodiak.forward.ForwardingServices;
 import io.kodiak.forward.ProxyFilter;
+import io.kodiak.listener.ConnectionBudget;
 import io.kodiak.listener.ProxyListener;
 import io.kodiak.routing.Router;
 import io.kodiak.upstream.UpstreamClient;
@@ -52,7 +53,9 @@ public final class Kodiak {
         this.services = new ForwardingServices(new Router(config.routes()), upstreams, timers,
                 config.upstream().responseTimeout().toMillis(), config.listener().idleTimeout().toMillis(),
                 config.listener().maxBodySize(), drain, observer);
-        this.listener = new ProxyListener(config.listener(), new ProxyFilter(services), drain, timers, memory);
+        int maxClients = ConnectionBudget.clientLimit(config.listener().maxConnections(), ConnectionBudget.openFileLimit(),
+                (long) upstreams.pools().size() * config.upstream().maxConnections());
+        this.listener = new ProxyListener(config.listener(), maxClients, new ProxyFilter(services), drain, timers, memory);
     }
 
     public void start() throws IOException {
@@ -86,6 +89,10 @@ public final class Kodiak {
 
     public ProxyConfig config() {
         return config;
+    }
+
+    public ProxyListener listener() {
+        return listener;
     }
 
     public Drain drain() {

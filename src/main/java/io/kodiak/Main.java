@@ -91,8 +91,9 @@ public final class Main {
             stopped.countDown();
         }, "kodiak-shutdown"));
 
-        LOG.info("Kodiak listening on {}:{} (io-strategy {}, {} selector threads)", config.listener().host(),
-                kodiak.port(), config.listener().ioStrategy().configName(), config.listener().selectorThreads());
+        LOG.info("Kodiak listening on {}:{} (io-strategy {}, {} selector threads, up to {} client connections)",
+                config.listener().host(), kodiak.port(), config.listener().ioStrategy().configName(),
+                config.listener().selectorThreads(), kodiak.listener().maxConnections());
         if (monitoring.enabled()) {
             LOG.info("admin listening on {}:{} (GET /health, GET /metrics)", config.admin().host(), monitoring.port());
         }

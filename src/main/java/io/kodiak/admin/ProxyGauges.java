@@ -2,12 +2,13 @@ package io.kodiak.admin;
 
 import io.kodiak.Kodiak;
 import io.kodiak.upstream.UpstreamPool;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import java.util.function.ToDoubleFunction;
 
-/** Gauges read from the running proxy at scrape time: exchanges in flight, drain state, upstream pools. */
+/** Meters read from the running proxy at scrape time: client connections, exchanges in flight, drain state, upstream pools. */
 final class ProxyGauges {
     private ProxyGauges() {
     }
@@ -18,6 +19,18 @@ final class ProxyGauges {
                 .register(registry);
         Gauge.builder("kodiak.draining", kodiak, k -> k.drain().isDraining() ? 1 : 0)
                 .description("1 while the proxy is stopping: refusing new requests and finishing those in flight")
+                .register(registry);
+        Gauge.builder("kodiak.client.connections", kodiak, k -> k.listener().openConnections())
+                .description("Client connections open")
+                .register(registry);
+        Gauge.builder("kodiak.client.connections.max", kodiak, k -> k.listener().maxConnections())
+                .description("The client connection limit (proxy.listener.max-connections, resolved)")
+                .register(registry);
+        Gauge.builder("kodiak.listener.accept.paused", kodiak, k -> k.listener().acceptPaused() ? 1 : 0)
+                .description("1 while the client connection limit holds new clients in the listen queue")
+                .register(registry);
+        FunctionCounter.builder("kodiak.listener.accept.pauses", kodiak, k -> k.listener().acceptPauses())
+                .description("Times accepting paused because the client connection limit was reached")
                 .register(registry);
         int maxConnections = kodiak.config().upstream().maxConnections();
         for (UpstreamPool pool : kodiak.upstreams().pools()) {

@@ -85,10 +85,12 @@ public final class ConfigLoader {
         }
         long headerSize = size("proxy.listener.max-header-size", 256, 1 << 20, "a size from 256 to 1m, e.g. 8k");
         long bodySize = sizeOrUnlimited("proxy.listener.max-body-size");
+        int maxConnections = intInRange("proxy.listener.max-connections", 0, 1_000_000,
+                "0 (derived from the open-file limit) or a connection count up to 1000000");
 
         ProxyConfig.Listener listener = new ProxyConfig.Listener(host, port,
                 selectors == 0 ? cores : selectors, workers == 0 ? cores * 2 : workers, strategy,
-                persistent, idle, maxRequests, (int) headerSize, bodySize);
+                persistent, idle, maxRequests, (int) headerSize, bodySize, maxConnections);
 
         ProxyConfig.Upstream upstream = new ProxyConfig.Upstream(
                 bool("proxy.upstream.persistent-connections"),

@@ -9,10 +9,13 @@ import java.util.List;
 public record ProxyConfig(Listener listener, List<Route> routes, Upstream upstream, Buffers buffers, Admin admin,
                           Duration shutdownGracePeriod) {
 
-    /** Client-facing side. {@code maxBodySize} is -1 when unlimited; thread counts are resolved (never 0). */
+    /**
+     * Client-facing side. {@code maxBodySize} is -1 when unlimited; thread counts are resolved (never 0);
+     * {@code maxConnections} 0 is resolved when the proxy starts, from the open-file limit (ConnectionBudget).
+     */
     public record Listener(String host, int port, int selectorThreads, int workerThreads, IoStrategyName ioStrategy,
                            boolean persistentConnections, Duration idleTimeout, int maxRequestsPerConnection,
-                           int maxHeaderSize, long maxBodySize) {
+                           int maxHeaderSize, long maxBodySize, int maxConnections) {
     }
 
     public record Upstream(boolean persistentConnections, int maxConnections, Duration connectTimeout,

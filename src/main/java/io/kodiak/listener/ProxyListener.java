@@ -39,12 +39,15 @@ public final class ProxyListener {
     private final ProxyConfig.Listener settings;
     private final TCPNIOTransport transport;
     private final Drain drain;
+    private final ConnectionLimit connections;
     private TCPNIOServerConnection server;
 
-    public ProxyListener(ProxyConfig.Listener settings, ProxyFilter proxyFilter, Drain drain, DelayedExecutor timers,
-                         MemoryManager memory) {
+    /** {@code maxConnections}: the resolved client connection limit (see {@link ConnectionBudget}). */
+    public ProxyListener(ProxyConfig.Listener settings, int maxConnections, ProxyFilter proxyFilter, Drain drain,
+                         DelayedExecutor timers, MemoryManager memory) {
         this.settings = settings;
         this.drain = drain;
+        this.connections = new ConnectionLimit(maxConnections);
         KeepAlive keepAlive = null;
         if (settings.persistentConnections()) {
             keepAlive = new KeepAlive();
@@ -92,6 +95,27 @@ public final class ProxyListener {
     public void start() throws IOException {
         transport.start();
         server = transport.bind(settings.host(), settings.port());
+        connections.attach(server);
+    }
+
+    /** Client connections open now. */
+    public int openConnections() {
+        return connections.open();
+    }
+
+    /** The most client connections held at once; beyond it, accepting pauses. */
+    public int maxConnections() {
+        return connections.max();
+    }
+
+    /** True while the connection limit holds new clients in the listen queue. */
+    public boolean acceptPaused() {
+        return connections.paused();
+    }
+
+    /** Times accepting paused at the connection limit since the start. */
+    public long acceptPauses() {
+        return connections.pauses();
     }
 
     /** The bound port (differs from the configured one when that is 0, as in tests). */

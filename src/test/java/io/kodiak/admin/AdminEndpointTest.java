@@ -11,9 +11,9 @@ import java.net.ServerSocket;
 import java.net.http.HttpResponse;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 
+import static io.kodiak.support.Await.await;
 import static io.kodiak.admin.PrometheusText.value;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -30,15 +30,6 @@ class AdminEndpointTest {
         return "proxy.routes = [ { prefix = \"/app\", upstream = \"" + upstream.url("") + "\" } ]\n";
     }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(10);
-        }
-    }
 
     @Test
     void healthIsUpWithVersionAndUptimeWhileServing() throws Exception {
@@ -99,6 +90,9 @@ class AdminEndpointTest {
             assertEquals(0, value(after, "kodiak_upstream_pool_pending" + upstreamLabel));
             assertEquals(1000, value(after, "kodiak_upstream_pool_max" + upstreamLabel));
             assertEquals(0, value(after, "kodiak_inflight_exchanges"));
+            assertEquals(proxy.kodiak.listener().maxConnections(), value(after, "kodiak_client_connections_max"));
+            assertEquals(0, value(after, "kodiak_listener_accept_paused"));
+            assertEquals(0, value(after, "kodiak_listener_accept_pauses_total"));
             assertTrue(after.contains("# TYPE kodiak_request_duration_seconds summary"), "latency is a summary with quantiles");
             assertTrue(after.contains("jvm_memory_used_bytes{"), "JVM meters are exposed too");
             assertTrue(after.contains("process_files_open_files "), "open files, the limit a proxy meets first");
@@ -156,6 +150,7 @@ class AdminEndpointTest {
             String upstreamLabel = "{upstream=\"127.0.0.1:" + upstream.port() + "\"}";
             String busy = proxy.metrics();
             assertEquals(1, value(busy, "kodiak_inflight_exchanges"));
+            assertEquals(1, value(busy, "kodiak_client_connections"), "the held client, the only one on the proxy port");
             assertEquals(1, value(busy, "kodiak_upstream_pool_leased" + upstreamLabel));
 
             CompletableFuture<Void> stopping = CompletableFuture.runAsync(proxy.kodiak::stop);

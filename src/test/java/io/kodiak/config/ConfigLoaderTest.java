@@ -36,6 +36,7 @@ class ConfigLoaderTest {
         assertEquals(Runtime.getRuntime().availableProcessors(), config.listener().selectorThreads());
         assertEquals(-1, config.listener().maxBodySize());
         assertEquals(8192, config.listener().maxHeaderSize());
+        assertEquals(0, config.listener().maxConnections(), "derived from the open-file limit at start");
         assertEquals(Duration.ofSeconds(30), config.upstream().responseTimeout());
         assertEquals(1, config.routes().size());
         assertEquals("/ProxiedServiceStub/ServiceStubServlet", config.routes().get(0).target().basePath());
@@ -90,6 +91,12 @@ class ConfigLoaderTest {
     void unknownMemoryManager() {
         assertProblem(rejected("proxy.buffers.memory-manager = direct"), "proxy.buffers.memory-manager", "direct",
                 "heap, pooled");
+    }
+
+    @Test
+    void negativeClientConnectionLimit() {
+        assertProblem(rejected("proxy.listener.max-connections = -5"), "proxy.listener.max-connections", "-5",
+                "0 (derived from the open-file limit)");
     }
 
     @Test

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 
+import static io.kodiak.support.Await.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -130,7 +131,7 @@ class ErrorHandlingTest {
                 "proxy.upstream.max-connections = 1\nproxy.upstream.connect-timeout = 300ms");
         try (RawHttp holder = new RawHttp(proxy.port())) {
             holder.send("GET /slow/3000 HTTP/1.1\r\nHost: a\r\n\r\n");
-            ConnectionLifecycleTest.await(() -> proxy.kodiak().upstreams().pools().iterator().next().openConnections() == 1,
+            await(() -> proxy.kodiak().upstreams().pools().iterator().next().openConnections() == 1,
                     "the only upstream connection to be in use");
             assertReason(exchange("GET /bytes/1 HTTP/1.1\r\nHost: a\r\n\r\n"), 503, "no upstream connection free");
             assertEquals("slow ok", holder.read().bodyText());

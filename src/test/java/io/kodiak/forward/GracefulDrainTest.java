@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import static io.kodiak.support.Await.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
@@ -31,10 +32,10 @@ class GracefulDrainTest {
             int port = proxy.port();
             try (RawHttp inFlight = new RawHttp(port)) {
                 inFlight.send("GET /hold HTTP/1.1\r\nHost: a\r\n\r\n");
-                ConnectionLifecycleTest.await(() -> upstream.holds() == 1, "the request to reach the upstream");
+                await(() -> upstream.holds() == 1, "the request to reach the upstream");
 
                 CompletableFuture<Void> stopping = CompletableFuture.runAsync(proxy::close);
-                ConnectionLifecycleTest.await(() -> !accepts(port), "the listener to stop accepting");
+                await(() -> !accepts(port), "the listener to stop accepting");
                 assertFalse(stopping.isDone(), "stop must wait for the exchange in flight");
 
                 upstream.release();

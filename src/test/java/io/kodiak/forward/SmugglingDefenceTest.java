@@ -11,6 +11,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.function.IntFunction;
 
+import static io.kodiak.support.Await.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -195,7 +196,7 @@ class SmugglingDefenceTest {
     /** Idle pooled connections once the exchange has handed its connection back (released or closed). */
     private int idleAfterTheExchange() throws InterruptedException {
         UpstreamPool pool = proxy.kodiak().upstreams().pools().iterator().next();
-        ConnectionLifecycleTest.await(() -> pool.leasedConnections() == 0, "the exchange to hand its connection back");
+        await(() -> pool.leasedConnections() == 0, "the exchange to hand its connection back");
         return pool.idleConnections();
     }
 }

@@ -95,6 +95,20 @@ public final class RawHttp implements AutoCloseable {
         }
     }
 
+    /** True when nothing arrives and the connection stays open for {@code millis}; a byte that does arrive is consumed. */
+    public boolean quietFor(int millis) throws IOException {
+        int timeout = socket.getSoTimeout();
+        socket.setSoTimeout(millis);
+        try {
+            in.read();
+            return false;
+        } catch (SocketTimeoutException quiet) {
+            return true;
+        } finally {
+            socket.setSoTimeout(timeout);
+        }
+    }
+
     private String line() throws IOException {
         ByteArrayOutputStream line = new ByteArrayOutputStream();
         for (int b; (b = in.read()) != '\n'; ) {
