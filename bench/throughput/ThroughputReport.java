@@ -22,11 +22,11 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 public class ThroughputReport {
-    static final List<String> TARGET_ORDER = List.of("kodiak", "nginx", "haproxy", "direct");
+    static final List<String> TARGET_ORDER = List.of("kodiak", "nginx", "haproxy", "relay", "nio-relay", "direct");
     static final Map<String, String> LABEL = Map.of("kodiak", "Kodiak", "nginx", "nginx", "haproxy", "HAProxy",
-            "direct", "direct");
+            "relay", "Grizzly relay (no HTTP)", "nio-relay", "JDK NIO relay (no HTTP)", "direct", "direct");
     static final Map<String, String> COLOR = Map.of("kodiak", "#d9480f", "nginx", "#2b8a3e", "haproxy", "#1864ab",
-            "direct", "#868e96");
+            "relay", "#ae3ec9", "nio-relay", "#f59f00", "direct", "#868e96");
     /** The stub's delay in the scale runs: connections / delay is the most a closed loop can complete. */
     static final double SCALE_DELAY_S = 0.5;
 

@@ -13,8 +13,11 @@ root=$(cd "$here/../.." && pwd)
 # shellcheck source=../../bin/lib/packages.sh
 . "$root/bin/lib/packages.sh"
 
-ALL_TARGETS=(kodiak nginx haproxy direct)
-PROXIES=(kodiak nginx haproxy)
+ALL_TARGETS=(kodiak nginx haproxy relay nio-relay direct)
+# The floors, run only when asked for: TCP relays with no HTTP, on Grizzly's transport (relay,
+# GrizzlyRelay.java) and on the JDK's selectors alone (nio-relay, NioRelay.java).
+DEFAULT_TARGETS=(kodiak nginx haproxy direct)
+PROXIES=(kodiak nginx haproxy relay nio-relay)
 # The path every scale request uses; the proxies forward paths unchanged, so it reaches the stub's servlet.
 STUB_PATH=/ProxiedServiceStub/ServiceStubServlet
 SCALE_PAYLOAD=512
@@ -36,7 +39,10 @@ errors, each proxy's CPU time per request and resident memory. Results in target
   --cell-warmup S       unrecorded run per target at the start of each cell (default 2; quick 1; 0: none)
   --jit-warmup S        after the warm-up, keep warming Kodiak in 3 s slices until its JIT compiler threads
                         use under 5 % of its CPU, for at most S seconds (default 60; quick 15; 0: off)
-  --targets LIST        among: ${ALL_TARGETS[*]} (default: all; direct is the backend without a proxy)
+  --targets LIST        among: ${ALL_TARGETS[*]} (default: ${DEFAULT_TARGETS[*]}; direct is the backend
+                        without a proxy; relay and nio-relay relay bytes with no HTTP, on Grizzly's transport
+                        and on the JDK's selectors: the floors under a proxy built on either, see
+                        bench/throughput/GrizzlyRelay.java and NioRelay.java)
   --scale LIST          connections for the scale runs on the 500 ms stub (default 2000,8000)
   --scale-duration S    seconds per scale run (default 20; quick 8)
   --scale-warmup S      warm-up per target before the scale runs (default 15; quick 5)
@@ -164,7 +170,7 @@ done
 
 targets=()
 if [ -z "$targets_arg" ]; then
-  targets=("${ALL_TARGETS[@]}")
+  targets=("${DEFAULT_TARGETS[@]}")
 else
   IFS=, read -r -a requested <<<"$targets_arg"
   for t in "${requested[@]}"; do
@@ -180,8 +186,10 @@ port_base=${THROUGHPUT_PORT_BASE:-9700}
 if ! [[ $port_base =~ ^[0-9]+$ ]] || ((port_base < 1024 || port_base > 65500)); then
   die "THROUGHPUT_PORT_BASE must be a port number from 1024 to 65500"
 fi
-declare -A PORT=([backend]=$port_base [kodiak]=$((port_base + 1)) [nginx]=$((port_base + 2)) [haproxy]=$((port_base + 3)))
-declare -A STUB_PORT_OF=([direct]=$((port_base + 10)) [kodiak]=$((port_base + 11)) [nginx]=$((port_base + 12)) [haproxy]=$((port_base + 13)))
+declare -A PORT=([backend]=$port_base [kodiak]=$((port_base + 1)) [nginx]=$((port_base + 2)) [haproxy]=$((port_base + 3))
+                 [relay]=$((port_base + 4)) [nio-relay]=$((port_base + 5)))
+declare -A STUB_PORT_OF=([direct]=$((port_base + 10)) [kodiak]=$((port_base + 11)) [nginx]=$((port_base + 12))
+                         [haproxy]=$((port_base + 13)) [relay]=$((port_base + 14)) [nio-relay]=$((port_base + 15)))
 kodiak_home=$(cd "${KODIAK_HOME:-$root}" 2>/dev/null && pwd) || die "KODIAK_HOME=$KODIAK_HOME is not a directory (expected a Kodiak checkout)"
 kodiak_launch=${KODIAK_LAUNCH:-auto}
 case $kodiak_launch in auto|proxy.sh|java) ;; *) die "KODIAK_LAUNCH must be auto, proxy.sh or java" ;; esac
@@ -338,6 +346,18 @@ start_kodiak() {
   fi
 }
 
+# A relay (relay: GrizzlyRelay.java on Kodiak's libraries; nio-relay: NioRelay.java) runs from its source
+# file with bin/proxy.sh's JVM defaults and the options Kodiak gets.
+start_relay() {
+  local target=$1 source=GrizzlyRelay.java base=$out/run/$1-$phase opts=()
+  [ "$target" = nio-relay ] && source=NioRelay.java
+  mkdir -p "$base/logs"
+  read -r -a opts <<<"${KODIAK_JAVA_OPTS:-}"
+  daemon_start "$target" "$base/daemon.pid" "$base/logs/console.log" "$source ${PORT[$target]}" 127.0.0.1 "${PORT[$target]}" 90 -- \
+    "$java17" -Xms256m -Xmx1g -XX:+UseParallelGC ${opts[@]+"${opts[@]}"} -cp "$kodiak_dist/lib/*" \
+    "$here/$source" "${PORT[$target]}" "$(upstream_port "$target")"
+}
+
 start_stub() {
   local target=$1
   STUB_BASE=$out/run/stub-$target STUB_PORT=${STUB_PORT_OF[$target]} STUB_DELAY_MS=500 STUB_MODE=async \
@@ -366,6 +386,7 @@ service_start() {
     kodiak-*) start_kodiak >>"$out/logs/services.log" 2>&1 || rc=$? ;;
     nginx-*) start_nginx >>"$out/logs/services.log" 2>&1 || rc=$? ;;
     haproxy-*) start_haproxy >>"$out/logs/services.log" 2>&1 || rc=$? ;;
+    relay-*|nio-relay-*) start_relay "${service%-*}" >>"$out/logs/services.log" 2>&1 || rc=$? ;;
   esac
   if [ "$rc" != 0 ]; then
     echo "throughput: $service did not start; last lines of logs/services.log:" >&2
@@ -389,6 +410,8 @@ service_stop() {
     backend) daemon_stop "backend (nginx)" "$out/run/backend/daemon.pid" "-p $out/run/backend/" 30 >>"$out/logs/services.log" 2>&1 || true ;;
     nginx-*) daemon_stop nginx "$out/run/$service/daemon.pid" "-p $out/run/$service/" 30 >>"$out/logs/services.log" 2>&1 || true ;;
     haproxy-*) daemon_stop haproxy "$out/run/$service/daemon.pid" "-C $out/run/$service" 30 >>"$out/logs/services.log" 2>&1 || true ;;
+    relay-*) daemon_stop relay "$out/run/$service/daemon.pid" "GrizzlyRelay.java ${PORT[relay]}" 30 >>"$out/logs/services.log" 2>&1 || true ;;
+    nio-relay-*) daemon_stop nio-relay "$out/run/$service/daemon.pid" "NioRelay.java ${PORT[nio-relay]}" 30 >>"$out/logs/services.log" 2>&1 || true ;;
   esac
   for s in "${started[@]}"; do [ "$s" = "$service" ] || remaining+=("$s"); done
   started=("${remaining[@]+"${remaining[@]}"}")
@@ -757,7 +780,7 @@ measure() {
       rps = d > 0 ? n / (d / 1e6) : 0
       cpu = (pu != "-" && n > 0) ? sprintf("%6.1f µs/req", (pu + ps) * 1e6 / hz / n) : "      —     "
       mem = rss != "-" ? sprintf("%5.0f MB", rss / 1024) : "        "
-      printf "  %-7s %7s B × %-5s rep %s/%s  %9.0f req/s  cpu %s  p99 %8.2f ms  errors %s+%s  %s  other-cpu %3.0f%%%s\n",
+      printf "  %-9s %7s B × %-5s rep %s/%s  %9.0f req/s  cpu %s  p99 %8.2f ms  errors %s+%s  %s  other-cpu %3.0f%%%s\n",
         t, pl, c, rep, reps, rps, cpu, (p99 == "-" ? 0 : p99 / 1000), st, se, mem,
         (total > 0 ? 100 * other / total : 0), (note != "" ? "  (" note ")" : "")
     }'
@@ -817,9 +840,9 @@ fi
 if $scale; then
   progress "scale: ${scale_conns[*]} connections on a 500 ms stub; $reps × ${scale_duration}s per target"
 fi
-if in_targets kodiak; then
+if in_targets kodiak || in_targets relay; then
   prepare_kodiak
-  progress "Kodiak: $kodiak_jar_info, started with $kodiak_launch"
+  in_targets kodiak && progress "Kodiak: $kodiak_jar_info, started with $kodiak_launch"
 fi
 
 if $matrix; then
