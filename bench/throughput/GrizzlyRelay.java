@@ -81,18 +81,19 @@ public final class GrizzlyRelay {
         }
 
         void connected(Connection<?> peer) {
-            List<Buffer> early;
             boolean closeNow;
             synchronized (this) {
                 connection = peer;
-                early = waiting;
-                waiting = null;
                 closeNow = closed;
+                // Under the lock: a read on the other thread may send as soon as the connection is
+                // published, and must not overtake these. Grizzly's writes only queue, so this is short.
+                if (!closeNow) {
+                    waiting.forEach(peer::write);
+                }
+                waiting = null;
             }
             if (closeNow) {
                 peer.closeSilently();
-            } else {
-                early.forEach(peer::write);
             }
         }
 

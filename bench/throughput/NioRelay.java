@@ -139,8 +139,8 @@ public final class NioRelay {
                 to.channel.write(buffer);
                 if (buffer.hasRemaining()) {
                     to.pending = ByteBuffer.allocate(buffer.remaining()).put(buffer).flip();
-                    to.key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
-                    from.key.interestOps(0);
+                    interest(to);
+                    interest(from);
                 }
             }
         }
@@ -149,9 +149,19 @@ public final class NioRelay {
             to.channel.write(to.pending);
             if (!to.pending.hasRemaining()) {
                 to.pending = null;
-                to.key.interestOps(SelectionKey.OP_READ);
-                to.peer.key.interestOps(SelectionKey.OP_READ);
+                interest(to);
+                interest(to.peer);
             }
+        }
+
+        /**
+         * Derived from both ends' state every time: read unless the peer still holds unwritten bytes,
+         * write while this end does. Both directions can be parked at once (a large upload while a large
+         * response streams back), and setting the operations piecemeal would lose one of them.
+         */
+        private static void interest(End end) {
+            end.key.interestOps((end.peer.pending == null ? SelectionKey.OP_READ : 0)
+                    | (end.pending != null ? SelectionKey.OP_WRITE : 0));
         }
 
         private static void close(End end) {
