@@ -14,21 +14,16 @@ final class ProxyGauges {
     }
 
     static void register(MeterRegistry registry, Kodiak kodiak) {
-        Gauge.builder("kodiak.inflight.exchanges", kodiak, k -> k.drain().inFlight())
-                .description("Exchanges accepted and not yet finished")
-                .register(registry);
-        Gauge.builder("kodiak.draining", kodiak, k -> k.drain().isDraining() ? 1 : 0)
-                .description("1 while the proxy is stopping: refusing new requests and finishing those in flight")
-                .register(registry);
-        Gauge.builder("kodiak.client.connections", kodiak, k -> k.listener().openConnections())
-                .description("Client connections open")
-                .register(registry);
-        Gauge.builder("kodiak.client.connections.max", kodiak, k -> k.listener().maxConnections())
-                .description("The client connection limit (proxy.listener.max-connections, resolved)")
-                .register(registry);
-        Gauge.builder("kodiak.listener.accept.paused", kodiak, k -> k.listener().acceptPaused() ? 1 : 0)
-                .description("1 while the client connection limit holds new clients in the listen queue")
-                .register(registry);
+        proxy(registry, kodiak, "kodiak.inflight.exchanges", k -> k.drain().inFlight(),
+                "Exchanges accepted and not yet finished");
+        proxy(registry, kodiak, "kodiak.draining", k -> k.drain().isDraining() ? 1 : 0,
+                "1 while the proxy is stopping: refusing new requests and finishing those in flight");
+        proxy(registry, kodiak, "kodiak.client.connections", k -> k.listener().openConnections(),
+                "Client connections open");
+        proxy(registry, kodiak, "kodiak.client.connections.max", k -> k.listener().maxConnections(),
+                "The client connection limit (proxy.listener.max-connections, resolved)");
+        proxy(registry, kodiak, "kodiak.listener.accept.paused", k -> k.listener().acceptPaused() ? 1 : 0,
+                "1 while the client connection limit holds new clients in the listen queue");
         FunctionCounter.builder("kodiak.listener.accept.pauses", kodiak, k -> k.listener().acceptPauses())
                 .description("Times accepting paused because the client connection limit was reached")
                 .register(registry);
@@ -46,6 +41,11 @@ final class ProxyGauges {
             pool(registry, pool, upstream, "kodiak.upstream.pool.max", p -> maxConnections,
                     "The pool's limit (proxy.upstream.max-connections)");
         }
+    }
+
+    private static void proxy(MeterRegistry registry, Kodiak kodiak, String name, ToDoubleFunction<Kodiak> value,
+                              String description) {
+        Gauge.builder(name, kodiak, value).description(description).register(registry);
     }
 
     private static void pool(MeterRegistry registry, UpstreamPool pool, String upstream, String name,
