@@ -20,7 +20,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ConnectionLifecycleTest {
     private static final String OK_RESPONSE = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
 
-
     @Test
     void sequentialRequestsReuseOneUpstreamConnection() throws Exception {
         try (TestUpstream upstream = TestUpstream.start();

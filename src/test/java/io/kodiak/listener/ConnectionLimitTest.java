@@ -22,25 +22,25 @@ class ConnectionLimitTest {
             assertEquals(200, first.send(REQUEST).read().status());
             assertEquals(1, listener.openConnections());
             assertFalse(listener.acceptPaused(), "one connection of two");
-            RawHttp second = new RawHttp(proxy.port());
-            assertEquals(200, second.send(REQUEST).read().status());
-            assertEquals(2, listener.openConnections());
-            assertTrue(listener.acceptPaused());
-
-            // The TCP handshake completes in the kernel's listen queue; the proxy does not take the connection yet.
-            try (RawHttp third = new RawHttp(proxy.port())) {
-                third.send(REQUEST);
-                assertTrue(third.quietFor(300), "a third client was served beyond max-connections = 2");
+            try (RawHttp second = new RawHttp(proxy.port())) {
+                assertEquals(200, second.send(REQUEST).read().status());
                 assertEquals(2, listener.openConnections());
+                assertTrue(listener.acceptPaused());
 
-                first.close();
-                assertEquals(200, third.read().status());
-                assertEquals(2, listener.openConnections());
-                assertTrue(listener.acceptPaused(), "full again with the third client");
-                assertEquals(2, listener.acceptPauses());
+                // The TCP handshake completes in the kernel's listen queue; the proxy does not take the connection yet.
+                try (RawHttp third = new RawHttp(proxy.port())) {
+                    third.send(REQUEST);
+                    assertTrue(third.quietFor(300), "a third client was served beyond max-connections = 2");
+                    assertEquals(2, listener.openConnections());
+
+                    first.close();
+                    assertEquals(200, third.read().status());
+                    assertEquals(2, listener.openConnections());
+                    assertTrue(listener.acceptPaused(), "full again with the third client");
+                    assertEquals(2, listener.acceptPauses());
+                }
+                assertEquals(200, second.send(REQUEST).read().status(), "connections within the limit keep being served");
             }
-            assertEquals(200, second.send(REQUEST).read().status(), "connections within the limit keep being served");
-            second.close();
         }
     }
 }
