@@ -1,10 +1,17 @@
 package io.kodiak.forward;
 
 import io.kodiak.http.FieldSyntax;
+import io.kodiak.http.HeadScanner;
+import io.kodiak.http.HttpViolationException;
+import io.kodiak.http.RequestChecks;
+import io.kodiak.http.StrictChunkedEncoding;
 import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.Grizzly;
+import org.glassfish.grizzly.attributes.Attribute;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
-import org.glassfish.grizzly.http.HttpPacketParsing;
+import org.glassfish.grizzly.http.HttpCodecFilter;
 import org.glassfish.grizzly.http.HttpHeader;
+import org.glassfish.grizzly.http.HttpPacketParsing;
 import org.glassfish.grizzly.http.HttpRequestPacket;
 import org.glassfish.grizzly.http.HttpResponsePacket;
 import org.glassfish.grizzly.http.HttpServerFilter;
@@ -12,22 +19,31 @@ import org.glassfish.grizzly.http.KeepAlive;
 import org.glassfish.grizzly.http.util.MimeHeaders;
 
 /**
- * Grizzly's HTTP/1.1 server codec with Kodiak's error answers: a request whose header cannot be
- * parsed gets a precise status (400, 414, 431) and a one-line reason instead of an empty 400,
- * and a broken body is left to the exchange, the one place that knows whether a response has
- * already started.
+ * Grizzly's HTTP/1.1 server codec, made strict and given Kodiak's error answers:
+ * <ul>
+ * <li>every byte of a request head passes {@link HeadScanner} before Grizzly's lenient parser
+ *     sees it, and chunked bodies are decoded by {@link StrictChunkedEncoding};</li>
+ * <li>the request line and the Host field are checked once parsed ({@link RequestChecks});</li>
+ * <li>a request whose head cannot be accepted gets a precise status (400, 414, 431, 505) and a
+ *     one-line reason instead of an empty 400, and its connection is closed;</li>
+ * <li>a broken body is left to the exchange, the one place that knows whether a response has
+ *     already started.</li>
+ * </ul>
  */
 public final class ClientCodecFilter extends HttpServerFilter {
     /** Request attribute set when Content-Length and Transfer-Encoding came together (see {@link ProxyFilter}). */
     static final String BOTH_LENGTHS_ATTRIBUTE = ClientCodecFilter.class.getName() + ".bothLengths";
     /** Beyond this much unread request body, closing the connection is cheaper than draining it. */
     private static final long MAX_BODY_REMAINDER_TO_SKIP = 1024 * 1024;
+    private static final Attribute<HeadScanner> SCANNER =
+            Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(ClientCodecFilter.class.getName() + ".scanner");
 
     /** {@code keepAlive} null turns persistent client connections off. */
     @SuppressWarnings("deprecation")
     public ClientCodecFilter(int maxHeaderSize, KeepAlive keepAlive) {
         super(true, maxHeaderSize, null, keepAlive, null,
                 MimeHeaders.MAX_NUM_HEADERS_DEFAULT, MimeHeaders.MAX_NUM_HEADERS_UNBOUNDED);
+        StrictChunkedEncoding.install(this, maxHeaderSize);
         // A proxy forwards what it is given: GET or DELETE with a body is the upstream's business.
         setAllowPayloadForUndefinedHttpMethods(true);
         // After an early answer (an upstream 401 to a large upload, say) the unread rest of the
@@ -44,41 +60,54 @@ public final class ClientCodecFilter extends HttpServerFilter {
         httpHeader.getUpgradeDC().recycle();
     }
 
-    /** Every field name must be a token: anything else is 400 and a close (RFC 9112 §5.1), before Grizzly reads on. */
+    /** The strict scan of what arrived comes first; Grizzly parses only bytes it accepted. */
     @Override
-    protected boolean parseHeaderName(HttpHeader header, MimeHeaders headers, HeaderParsingState state,
-                                      byte[] input, int end) {
-        FieldSyntax.checkName(state, input, end);
-        return super.parseHeaderName(header, headers, state, input, end);
+    protected boolean decodeHttpPacket(FilterChainContext ctx, HttpPacketParsing message, Buffer input) {
+        HeadScanner scanner = SCANNER.get(ctx.getConnection());
+        if (scanner == null) {
+            scanner = new HeadScanner(HeadScanner.Start.REQUEST_LINE);
+            SCANNER.set(ctx.getConnection(), scanner);
+        }
+        // Up to max-header-size only: past it, Grizzly's 414/431 is the answer.
+        scanner.scanArrived(input, Math.min(input.limit(), message.getHeaderParsingState().packetLimit));
+        return super.decodeHttpPacket(ctx, message, input);
     }
 
     @Override
-    protected boolean parseHeaderName(HttpHeader header, MimeHeaders headers, HeaderParsingState state, Buffer input) {
-        FieldSyntax.checkName(state, input);
-        return super.parseHeaderName(header, headers, state, input);
+    protected void onInitialLineParsed(HttpHeader header, FilterChainContext ctx) {
+        RequestChecks.checkRequestLine((HttpRequestPacket) header);
     }
 
     /**
-     * "close" anywhere in a Connection list ends the connection after the response. Grizzly also
-     * lets chunked win over a preceding Content-Length and drops that header, which would hide a
-     * request-smuggling attempt; its parsing state still counts it, so note it here.
+     * Host and "close" anywhere in a Connection list. Grizzly also lets chunked win over
+     * a preceding Content-Length and drops that header, which would hide a request-smuggling
+     * attempt; its parsing state still counts it, so note it here.
      */
     @Override
     protected boolean onHttpHeaderParsed(HttpHeader header, Buffer buffer, FilterChainContext ctx) {
+        HttpRequestPacket request = (HttpRequestPacket) header;
+        RequestChecks.checkHostFields(request);
         boolean error = super.onHttpHeaderParsed(header, buffer, ctx);
+        if (error) {
+            return true;
+        }
+        RequestChecks.checkEffectiveHost(request);
         if (header.isChunked() && ((HttpPacketParsing) header).getHeaderParsingState().contentLengthHeadersCount > 0) {
-            ((HttpRequestPacket) header).setAttribute(BOTH_LENGTHS_ATTRIBUTE, Boolean.TRUE);
+            request.setAttribute(BOTH_LENGTHS_ATTRIBUTE, Boolean.TRUE);
         }
         if (FieldSyntax.hasCloseOption(header.getHeaders())) {
             header.getProcessingState().setKeepAlive(false);
         }
-        return error;
+        return false;
     }
 
     @Override
     protected void onHttpHeaderError(HttpHeader header, FilterChainContext ctx, Throwable error) {
-        HttpResponsePacket response = ((HttpRequestPacket) header).getResponse();
-        ctx.write(encodeHttpPacket(ctx, LocalResponse.of(response, classify(error))));
+        HttpRequestPacket request = (HttpRequestPacket) header;
+        HttpResponsePacket response = request.getResponse();
+        ProxyError answer = classify(error, request, ctx.getMessage());
+        String detail = error instanceof HttpViolationException violation ? violation.violation().text() : null;
+        ctx.write(encodeHttpPacket(ctx, LocalResponse.of(response, answer, detail)));
         response.getProcessingState().getHttpContext().close();
     }
 
@@ -87,19 +116,28 @@ public final class ClientCodecFilter extends HttpServerFilter {
         header.setContentBroken(true);
     }
 
-    static ProxyError classify(Throwable error) {
+    /**
+     * The answer to a head that could not be parsed, decided by what failed, never by an
+     * exception's text: a named violation, too many fields, an unparsable Content-Length, or a
+     * head that outgrew max-header-size (Grizzly's parsing state tells whether it was still in
+     * the request line, 414, or in the fields, 431).
+     */
+    static ProxyError classify(Throwable error, HttpRequestPacket request, Object input) {
+        if (error instanceof HttpViolationException violation) {
+            return ProxyError.of(violation.violation());
+        }
         if (error instanceof MimeHeaders.MaxHeaderCountExceededException) {
             return ProxyError.HEADERS_TOO_LARGE;
         }
-        String message = String.valueOf(error.getMessage());
-        if (message.equals(FieldSyntax.INVALID_NAME)) {
-            return ProxyError.BAD_FIELD_NAME;
+        if (error instanceof NumberFormatException) {
+            return ProxyError.BAD_CONTENT_LENGTH;
         }
-        if (message.contains("header is too large")) {
-            return ProxyError.HEADERS_TOO_LARGE;
+        HttpCodecFilter.HeaderParsingState parsing = ((HttpPacketParsing) request).getHeaderParsingState();
+        if (parsing.contentLengthsDiffer) {
+            return ProxyError.CONFLICTING_LENGTHS;
         }
-        if (message.contains("line is too large")) {
-            return ProxyError.URI_TOO_LONG;
+        if (input instanceof Buffer buffer && buffer.limit() >= parsing.packetLimit) {
+            return parsing.state == 0 ? ProxyError.URI_TOO_LONG : ProxyError.HEADERS_TOO_LARGE;
         }
         return ProxyError.BAD_REQUEST;
     }

@@ -1,5 +1,6 @@
 package io.kodiak.forward;
 
+import io.kodiak.http.RequestChecks;
 import io.kodiak.log.AccessLog;
 import io.kodiak.routing.Route;
 import io.kodiak.upstream.ResponseListener;
@@ -126,7 +127,7 @@ final class Exchange implements ResponseListener {
                 if (!requestSent) {
                     services.deadlines().arm(upstreamState, services.stallTimeoutMillis());
                 }
-                if (request.requiresAcknowledgement()) {
+                if (RequestChecks.expectsContinue(request)) {
                     sendContinue();
                 }
                 if (!clientReading) {

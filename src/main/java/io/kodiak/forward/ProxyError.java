@@ -1,5 +1,7 @@
 package io.kodiak.forward;
 
+import io.kodiak.http.Violation;
+
 /**
  * Every answer Kodiak gives in its own name, with the status the client sees, a one-line text
  * for the body and log, whether the client connection must close afterwards (the request's
@@ -9,6 +11,10 @@ enum ProxyError {
     NO_ROUTE(404, "no route matches this path", false, "no_route"),
     BAD_REQUEST(400, "malformed request", true, "bad_request"),
     BAD_FIELD_NAME(400, "malformed header field name (not a token, or space before the colon)", true, "bad_request"),
+    BAD_HOST(400, "missing, repeated or malformed Host header", true, "bad_request"),
+    BAD_CONTENT_LENGTH(400, "malformed Content-Length (one decimal number expected)", true, "bad_request"),
+    CONFLICTING_LENGTHS(400, "request has Content-Length fields with different values", true, "bad_request"),
+    VERSION_NOT_SUPPORTED(505, "HTTP version not supported (HTTP/1.x only)", true, "bad_request"),
     CONTENT_NOT_ALLOWED(400, "request content not allowed with this method", true, "bad_request"),
     DOT_SEGMENT(400, "request path with a . or .. segment", true, "bad_request"),
     UNSUPPORTED_METHOD(501, "CONNECT and PRI are not supported: Kodiak opens no tunnels and speaks HTTP/1.1", true, "bad_request"),
@@ -33,6 +39,17 @@ enum ProxyError {
     final String text;
     final boolean closeClient;
     final String cause;
+
+    /** The answer to a request head that broke {@code violation}; the violation's own text goes with it as the detail. */
+    static ProxyError of(Violation violation) {
+        return switch (violation) {
+            case FIELD_NAME_NOT_TOKEN, FIELD_LINE_WITHOUT_COLON -> BAD_FIELD_NAME;
+            case HOST_MISSING, HOST_REPEATED, HOST_INVALID -> BAD_HOST;
+            case CONTENT_LENGTH_INVALID -> BAD_CONTENT_LENGTH;
+            case VERSION_NOT_SUPPORTED -> VERSION_NOT_SUPPORTED;
+            default -> BAD_REQUEST;
+        };
+    }
 
     ProxyError(int status, String text, boolean closeClient, String cause) {
         this.status = status;

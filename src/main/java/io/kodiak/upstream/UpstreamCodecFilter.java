@@ -1,16 +1,22 @@
 package io.kodiak.upstream;
 
 import io.kodiak.http.FieldSyntax;
+import io.kodiak.http.HeadScanner;
+import io.kodiak.http.HttpViolationException;
+import io.kodiak.http.StrictChunkedEncoding;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.Grizzly;
 import org.glassfish.grizzly.attributes.Attribute;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.http.HttpClientFilter;
+import org.glassfish.grizzly.http.HttpCodecFilter;
 import org.glassfish.grizzly.http.HttpHeader;
 import org.glassfish.grizzly.http.HttpPacketParsing;
 import org.glassfish.grizzly.http.HttpRequestPacket;
 import org.glassfish.grizzly.http.HttpResponsePacket;
+import org.glassfish.grizzly.http.Protocol;
+import org.glassfish.grizzly.http.util.DataChunk;
 import org.glassfish.grizzly.http.util.MimeHeaders;
 
 import java.util.Queue;
@@ -18,10 +24,16 @@ import java.util.Queue;
 /**
  * Grizzly's HTTP/1.1 client codec with the checks a proxy needs on what it relays:
  * <ul>
- * <li>a response whose framing or field names cannot be trusted (conflicting Content-Length
- *     values, a name that is not a token, a 101 nobody asked for) is reported to the exchange,
- *     which answers 502 and closes the connection instead of reading the next response from
- *     the middle of this one;</li>
+ * <li>every byte of a response head passes {@link HeadScanner} before Grizzly's lenient parser
+ *     sees it (no control byte in a value, names that are tokens, no bare CR, no folding), and
+ *     chunked bodies are decoded by {@link StrictChunkedEncoding};</li>
+ * <li>a response whose head or framing cannot be trusted (one of the above, conflicting
+ *     Content-Length values, a transfer coding other than chunked, Content-Length beside
+ *     Transfer-Encoding, framing on a 204 or 205, a version other than 1.x, a 101 nobody asked
+ *     for) is reported to the exchange, which answers 502 and closes the connection instead of
+ *     reading the next response from the middle of this one; a chunked body that breaks its
+ *     framing midway ends the same way (the client's connection is closed if the response had
+ *     started);</li>
  * <li>an interim 1xx response (102, 103) is dropped and the final response that follows is
  *     parsed for the same request (Grizzly itself skips only 100);</li>
  * <li>"close" anywhere in the Connection list keeps the connection out of the pool;</li>
@@ -39,27 +51,29 @@ final class UpstreamCodecFilter extends HttpClientFilter {
     private static final Attribute<Queue<HttpRequestPacket>> REQUESTS_AWAITING_RESPONSE =
             Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute("HttpClientFilter.httpRequest");
 
+    private static final Attribute<HeadScanner> SCANNER =
+            Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(UpstreamCodecFilter.class.getName() + ".scanner");
+
     UpstreamCodecFilter(int maxHeadersSize) {
         super(maxHeadersSize);
+        StrictChunkedEncoding.install(this, maxHeadersSize);
+    }
+
+    /** The strict scan of what arrived comes first; Grizzly parses only bytes it accepted. */
+    @Override
+    protected boolean decodeHttpPacket(FilterChainContext ctx, HttpPacketParsing message, Buffer input) {
+        HeadScanner scanner = SCANNER.get(ctx.getConnection());
+        if (scanner == null) {
+            scanner = new HeadScanner(HeadScanner.Start.STATUS_LINE);
+            SCANNER.set(ctx.getConnection(), scanner);
+        }
+        scanner.scanArrived(input, Math.min(input.limit(), message.getHeaderParsingState().packetLimit));
+        return super.decodeHttpPacket(ctx, message, input);
     }
 
     @Override
     protected void onIncomingUpgrade(FilterChainContext ctx, HttpHeader httpHeader) {
         httpHeader.getUpgradeDC().recycle();
-    }
-
-    /** A field name that is not a token fails the response at once (see {@link FieldSyntax}). */
-    @Override
-    protected boolean parseHeaderName(HttpHeader header, MimeHeaders headers, HeaderParsingState state,
-                                      byte[] input, int end) {
-        FieldSyntax.checkName(state, input, end);
-        return super.parseHeaderName(header, headers, state, input, end);
-    }
-
-    @Override
-    protected boolean parseHeaderName(HttpHeader header, MimeHeaders headers, HeaderParsingState state, Buffer input) {
-        FieldSyntax.checkName(state, input);
-        return super.parseHeaderName(header, headers, state, input);
     }
 
     @Override
@@ -93,11 +107,53 @@ final class UpstreamCodecFilter extends HttpClientFilter {
     }
 
     private static String problemWith(HttpResponsePacket response) {
-        if (((HttpPacketParsing) response).getHeaderParsingState().contentLengthsDiffer) {
+        HttpCodecFilter.HeaderParsingState parsing = ((HttpPacketParsing) response).getHeaderParsingState();
+        if (parsing.contentLengthsDiffer) {
             return "conflicting Content-Length values";
         }
-        if (response.getStatus() == 101) {
+        Protocol protocol = response.getProtocol();
+        if (protocol != Protocol.HTTP_1_1 && protocol != Protocol.HTTP_1_0) {
+            return "a response version other than HTTP/1.x";
+        }
+        int status = response.getStatus();
+        if (status == 101) {
             return "101 Switching Protocols to a request that asked for no upgrade";
+        }
+        String framing = transferEncodingProblem(response, parsing.contentLengthHeadersCount > 0);
+        if (framing != null) {
+            return framing;
+        }
+        if ((status == 204 || status == 205) && (response.isChunked() || response.getContentLength() > 0)) {
+            // Grizzly reads no body after these; one that follows would be read as the next response.
+            return "a body announced on a " + status + " response";
+        }
+        return null;
+    }
+
+    /**
+     * RFC 9112 §6.1 and §6.3: the only transfer coding Kodiak decodes is chunked, as the single
+     * coding of a single field; a response that also carries Content-Length, or any other coding
+     * (which would leave the body delimited by the close, still encoded), cannot be relayed as sent.
+     */
+    private static String transferEncodingProblem(HttpResponsePacket response, boolean hasContentLength) {
+        MimeHeaders headers = response.getHeaders();
+        int fields = 0;
+        boolean chunkedOnly = false;
+        for (int i = 0; i < headers.size(); i++) {
+            DataChunk name = headers.getName(i);
+            if (name.getLength() == 17 && name.equalsIgnoreCase("transfer-encoding")) {
+                fields++;
+                chunkedOnly = headers.getValue(i).equalsIgnoreCase("chunked");
+            }
+        }
+        if (fields == 0) {
+            return null;
+        }
+        if (fields > 1 || !chunkedOnly || response.getProtocol() == Protocol.HTTP_1_0) {
+            return "a Transfer-Encoding other than one chunked field on HTTP/1.1";
+        }
+        if (hasContentLength) {
+            return "both Content-Length and Transfer-Encoding";
         }
         return null;
     }
@@ -117,6 +173,19 @@ final class UpstreamCodecFilter extends HttpClientFilter {
         String why = error.getMessage() != null ? error.getMessage() : error.getClass().getSimpleName();
         reportInvalid(ctx.getConnection(), "malformed response header (" + why + ")");
         ctx.getConnection().closeSilently();
+    }
+
+    /**
+     * The body's framing broke (a chunk longer or shorter than its size, a malformed chunk line):
+     * the exchange hears why before Grizzly's client codec gives up on the connection, so a
+     * response not yet started gets 502 and one already started is cut off.
+     */
+    @Override
+    protected void onHttpContentError(HttpHeader header, FilterChainContext ctx, Throwable error) throws java.io.IOException {
+        String why = error instanceof HttpViolationException violation ? violation.violation().text() : String.valueOf(error);
+        reportInvalid(ctx.getConnection(), "malformed response body (" + why + ")");
+        ctx.getConnection().closeSilently();
+        super.onHttpContentError(header, ctx, error);
     }
 
     private static void reportInvalid(Connection<?> connection, String problem) {

@@ -41,6 +41,25 @@ public final class RawHttp implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Writes one byte per TCP segment (Nagle off, a millisecond between writes: fault injection,
+     * not synchronisation), so the proxy parses the message across as many reads as it has bytes.
+     */
+    public RawHttp sendByteByByte(String ascii) throws IOException {
+        socket.setTcpNoDelay(true);
+        for (byte b : ascii.getBytes(StandardCharsets.ISO_8859_1)) {
+            out.write(b);
+            out.flush();
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException(e);
+            }
+        }
+        return this;
+    }
+
     /** Reads one response; {@code head} when it answers a HEAD request (no body follows). */
     public Response read(boolean head) throws IOException {
         String statusLine = line();

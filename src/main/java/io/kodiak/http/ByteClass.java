@@ -1,0 +1,56 @@
+package io.kodiak.http;
+
+/** The byte classes of RFC 9110 §5.6.2 and RFC 9112 that the scanners test, one table lookup each. */
+final class ByteClass {
+    private static final boolean[] TCHAR = new boolean[256];
+    private static final boolean[] FIELD_VCHAR = new boolean[256];
+
+    static {
+        for (int c = '0'; c <= '9'; c++) {
+            TCHAR[c] = true;
+        }
+        for (int c = 'a'; c <= 'z'; c++) {
+            TCHAR[c] = true;
+            TCHAR[c - 'a' + 'A'] = true;
+        }
+        for (char c : "!#$%&'*+-.^_`|~".toCharArray()) {
+            TCHAR[c] = true;
+        }
+        // VCHAR and obs-text: what a field value, a reason phrase or a request target may hold
+        // besides whitespace. Everything below 0x21 and DEL (the CTLs, SP) is excluded.
+        for (int c = 0x21; c < 256; c++) {
+            FIELD_VCHAR[c] = c != 0x7f;
+        }
+    }
+
+    private ByteClass() {
+    }
+
+    /** tchar: a byte of a token (method, field name). */
+    static boolean isTchar(int b) {
+        return TCHAR[b];
+    }
+
+    /** VCHAR or obs-text: visible, not whitespace, not a control byte. */
+    static boolean isVisible(int b) {
+        return FIELD_VCHAR[b];
+    }
+
+    static boolean isDigit(int b) {
+        return b >= '0' && b <= '9';
+    }
+
+    /** The value of a hex digit, or -1. */
+    static int hexValue(int b) {
+        if (b >= '0' && b <= '9') {
+            return b - '0';
+        }
+        if (b >= 'a' && b <= 'f') {
+            return b - 'a' + 10;
+        }
+        if (b >= 'A' && b <= 'F') {
+            return b - 'A' + 10;
+        }
+        return -1;
+    }
+}

@@ -1,0 +1,77 @@
+package io.kodiak.http;
+
+import org.glassfish.grizzly.http.util.DataChunk;
+
+/**
+ * Host = uri-host [ ":" port ] (RFC 9110 §7.2, RFC 3986 §3.2.2): a reg-name (unreserved,
+ * pct-encoded and sub-delims characters; an IPv4 address is one too) or an IPv6 literal in
+ * brackets, then optionally a colon and decimal digits. An empty value is a valid, empty
+ * reg-name (RFC 9112 §3.2: what a client sends when the target URI has no authority). Whitespace
+ * around the value was trimmed by the field parser.
+ */
+final class HostSyntax {
+    private static final boolean[] REG_NAME = new boolean[128];
+
+    static {
+        for (char c = 'a'; c <= 'z'; c++) {
+            REG_NAME[c] = true;
+            REG_NAME[Character.toUpperCase(c)] = true;
+        }
+        for (char c = '0'; c <= '9'; c++) {
+            REG_NAME[c] = true;
+        }
+        for (char c : "-._~!$&'()*+,;=".toCharArray()) {
+            REG_NAME[c] = true;
+        }
+    }
+
+    private HostSyntax() {
+    }
+
+    static boolean isValid(DataChunk host) {
+        int length = host.getLength();
+        int i = 0;
+        if (length > 0 && Chunks.byteAt(host, 0) == '[') {
+            i = 1;
+            while (i < length && isIpv6Char(Chunks.byteAt(host, i))) {
+                i++;
+            }
+            if (i == 1 || i >= length || Chunks.byteAt(host, i) != ']') {
+                return false;
+            }
+            i++;
+        } else {
+            while (i < length) {
+                int b = Chunks.byteAt(host, i);
+                if (b == '%') {
+                    if (i + 2 >= length || ByteClass.hexValue(Chunks.byteAt(host, i + 1)) < 0
+                            || ByteClass.hexValue(Chunks.byteAt(host, i + 2)) < 0) {
+                        return false;
+                    }
+                    i += 3;
+                } else if (b < REG_NAME.length && REG_NAME[b]) {
+                    i++;
+                } else {
+                    break;
+                }
+            }
+        }
+        if (i == length) {
+            return true;
+        }
+        if (Chunks.byteAt(host, i) != ':') {
+            return false;
+        }
+        for (i++; i < length; i++) {
+            if (!ByteClass.isDigit(Chunks.byteAt(host, i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Hex digits, colons and dots: an IPv6 address, possibly ending in IPv4 form. */
+    private static boolean isIpv6Char(int b) {
+        return b == ':' || b == '.' || ByteClass.hexValue(b) >= 0;
+    }
+}

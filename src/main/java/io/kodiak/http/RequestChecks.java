@@ -1,0 +1,94 @@
+package io.kodiak.http;
+
+import org.glassfish.grizzly.http.HttpRequestPacket;
+import org.glassfish.grizzly.http.Method;
+import org.glassfish.grizzly.http.Protocol;
+import org.glassfish.grizzly.http.util.DataChunk;
+import org.glassfish.grizzly.http.util.MimeHeaders;
+
+/**
+ * The request rules that need more than one byte at a time, applied once the request line or the
+ * header section is parsed (the bytes themselves were checked by {@link HeadScanner}): the form
+ * of the request target, the version, and the Host field.
+ */
+public final class RequestChecks {
+    private RequestChecks() {
+    }
+
+    /**
+     * RFC 9112 §3.2 and §2.3, on the request line as parsed: the target is in origin-form
+     * ("/..."), absolute-form ("http://" or "https://"), or "*" for OPTIONS (CONNECT's
+     * authority-form is refused later, with 501); the major version is 1. A minor version above 1
+     * is answered as 1.1 (RFC 9110 §2.5: a recipient treats a higher minor version as the highest
+     * it supports).
+     */
+    public static void checkRequestLine(HttpRequestPacket request) {
+        DataChunk target = request.getRequestURIRef().getRequestURIBC();
+        int first = target.getLength() == 0 ? -1 : Chunks.byteAt(target, 0);
+        boolean valid = first == '/'
+                || (first == '*' && target.getLength() == 1 && request.getMethodDC().equals("OPTIONS"))
+                || Chunks.startsWithIgnoreCase(target, "http://")
+                || Chunks.startsWithIgnoreCase(target, "https://")
+                || request.getMethodDC().equals(Method.CONNECT.getMethodString());
+        if (!valid) {
+            throw new HttpViolationException(Violation.TARGET_FORM);
+        }
+        DataChunk version = request.getProtocolDC();
+        // "HTTP/" DIGIT "." DIGIT, as the scanner made sure.
+        if (Chunks.byteAt(version, 5) != '1') {
+            throw new HttpViolationException(Violation.VERSION_NOT_SUPPORTED);
+        }
+        if (Chunks.byteAt(version, 7) > '1') {
+            request.setProtocol(Protocol.HTTP_1_1);
+        }
+    }
+
+    /**
+     * RFC 9112 §3.2: an HTTP/1.1 request has exactly one Host field, and every Host value is a
+     * uri-host with an optional port. Called before Grizzly resolves an absolute-form target into
+     * the Host field (which hides how many there were); {@link #checkEffectiveHost} checks that result.
+     */
+    public static void checkHostFields(HttpRequestPacket request) {
+        MimeHeaders headers = request.getHeaders();
+        int hosts = 0;
+        for (int i = 0; i < headers.size(); i++) {
+            DataChunk name = headers.getName(i);
+            if (name.getLength() == 4 && name.equalsIgnoreCase("host")) {
+                if (++hosts > 1) {
+                    throw new HttpViolationException(Violation.HOST_REPEATED);
+                }
+                requireValidHost(headers.getValue(i));
+            }
+        }
+        if (hosts == 0 && request.getProtocol() == Protocol.HTTP_1_1) {
+            throw new HttpViolationException(Violation.HOST_MISSING);
+        }
+    }
+
+    /** The Host the request ends up with: for an absolute-form target, the target's authority. */
+    public static void checkEffectiveHost(HttpRequestPacket request) {
+        DataChunk host = request.getHeaders().getValue("host");
+        if (host != null) {
+            requireValidHost(host);
+        }
+    }
+
+    /**
+     * RFC 9110 §10.1.1: whether to answer 100 Continue. Grizzly flags any Expect field; only
+     * "100-continue" is defined, other expectations are ignored (as nginx does), and an HTTP/1.0
+     * client cannot take an interim response.
+     */
+    public static boolean expectsContinue(HttpRequestPacket request) {
+        if (!request.requiresAcknowledgement() || request.getProtocol() != Protocol.HTTP_1_1) {
+            return false;
+        }
+        DataChunk expect = request.getHeaders().getValue("expect");
+        return expect != null && expect.equalsIgnoreCase("100-continue");
+    }
+
+    private static void requireValidHost(DataChunk host) {
+        if (!HostSyntax.isValid(host)) {
+            throw new HttpViolationException(Violation.HOST_INVALID);
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package io.kodiak.http;
+
+/**
+ * Every way a message can break HTTP/1.1's syntax that Kodiak refuses, named once (as Jetty names
+ * its parser's violations) so that each codec maps a name to its answer (400, 414, 431, 505 for a
+ * request; 502 for an upstream response) and no decision is ever taken on an exception's text.
+ * Each text quotes the rule it enforces.
+ */
+public enum Violation {
+    /** RFC 9112 §2.2: a bare CR (not followed by LF) anywhere in the head. */
+    BARE_CR("bare CR in the message head"),
+    /** RFC 9112 §3: method = token. */
+    METHOD_NOT_TOKEN("request method that is not a token"),
+    /** RFC 9112 §3: request-line = method SP request-target SP HTTP-version (one SP each). */
+    REQUEST_LINE_SYNTAX("malformed request line"),
+    /** RFC 9112 §3.2, RFC 3986: no whitespace or control bytes in the request target. */
+    TARGET_CHARACTER("control byte or whitespace in the request target"),
+    /** RFC 9112 §3.2: origin-form, absolute-form (http/https), or "*" for OPTIONS; authority-form only with CONNECT. */
+    TARGET_FORM("request target in a form this method does not allow"),
+    /** RFC 9112 §2.3: HTTP-version = "HTTP/" DIGIT "." DIGIT, case-sensitive. */
+    VERSION_SYNTAX("malformed HTTP version"),
+    /** RFC 9110 §15.6.6: a major version other than 1. */
+    VERSION_NOT_SUPPORTED("HTTP version not supported"),
+    /** RFC 9112 §4: status-line = HTTP-version SP 3DIGIT SP [ reason-phrase ]. */
+    STATUS_LINE_SYNTAX("malformed status line"),
+    /** RFC 9110 §5.1, RFC 9112 §5.1: field-name = token, no whitespace before the colon. */
+    FIELD_NAME_NOT_TOKEN("header field name that is not a token, or whitespace before the colon"),
+    /** RFC 9112 §5: a field line without a colon. */
+    FIELD_LINE_WITHOUT_COLON("header field line without a colon"),
+    /** RFC 9110 §5.5: CR, LF, NUL and other controls (HTAB aside) are invalid in a field value. */
+    FIELD_VALUE_CHARACTER("control byte (CR, LF, NUL or other) in a header field value"),
+    /** RFC 9112 §5.2: obsolete line folding; a recipient may reject it, and Kodiak does. */
+    OBS_FOLD("obsolete line folding in a header field"),
+    /** RFC 9112 §2.2: in chunked framing and trailers every line ends with CRLF. */
+    BARE_LF("line ended by LF alone where CRLF is required (chunked framing)"),
+    /** RFC 9112 §3.2: an HTTP/1.1 request without a Host field. */
+    HOST_MISSING("HTTP/1.1 request without a Host header field"),
+    /** RFC 9112 §3.2: more than one Host field. */
+    HOST_REPEATED("more than one Host header field"),
+    /** RFC 9112 §3.2, RFC 3986 §3.2.2: Host = uri-host [ ":" port ]. */
+    HOST_INVALID("Host header that is not a valid uri-host[:port]"),
+    /** RFC 9110 §8.6: Content-Length = 1*DIGIT (one value). */
+    CONTENT_LENGTH_INVALID("Content-Length that is not one decimal number"),
+    /** RFC 9112 §7.1: chunk-size = 1*HEXDIG, optionally followed by extensions, then CRLF. */
+    CHUNK_SIZE_SYNTAX("malformed chunk-size line"),
+    /** A chunk size no length can hold. */
+    CHUNK_SIZE_OVERFLOW("chunk size too large"),
+    /** A chunk-size line (size and extensions) over {@link ChunkedDecoder#MAX_CHUNK_LINE}. */
+    CHUNK_LINE_TOO_LONG("chunk-size line too long"),
+    /** RFC 9112 §7.1: chunk-data is exactly chunk-size octets, followed by CRLF. */
+    CHUNK_DATA_NOT_TERMINATED("chunk data not followed by CRLF"),
+    /** RFC 9112 §7.1.2: trailer-section = *( field-line CRLF ), bounded like a head. */
+    TRAILER_SYNTAX("malformed trailer section"),
+    /** A trailer section over max-header-size. */
+    TRAILER_TOO_LARGE("trailer section too large");
+
+    private final String text;
+
+    Violation(String text) {
+        this.text = text;
+    }
+
+    /** One line for the answer's body and the log. */
+    public String text() {
+        return text;
+    }
+}
