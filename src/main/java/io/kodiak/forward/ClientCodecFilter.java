@@ -16,6 +16,7 @@ import org.glassfish.grizzly.http.HttpRequestPacket;
 import org.glassfish.grizzly.http.HttpResponsePacket;
 import org.glassfish.grizzly.http.HttpServerFilter;
 import org.glassfish.grizzly.http.KeepAlive;
+import org.glassfish.grizzly.http.Protocol;
 import org.glassfish.grizzly.http.util.MimeHeaders;
 
 /**
@@ -107,8 +108,11 @@ public final class ClientCodecFilter extends HttpServerFilter {
         HttpResponsePacket response = request.getResponse();
         ProxyError answer = classify(error, request, ctx.getMessage());
         String detail = error instanceof HttpViolationException violation ? violation.violation().text() : null;
-        ctx.write(encodeHttpPacket(ctx, LocalResponse.of(response, answer, detail)));
-        response.getProcessingState().getHttpContext().close();
+        // The request's own version may be one Grizzly cannot parse or write (HTTP/3.0), and the
+        // encoder consults it: the request is refused and the answer is HTTP/1.1 either way.
+        request.setProtocol(Protocol.HTTP_1_1);
+        response.setProtocol(Protocol.HTTP_1_1);
+        ClientConnection.of(ctx.getConnection()).refuse(encodeHttpPacket(ctx, LocalResponse.of(response, answer, detail)));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.kodiak.forward;
 
+import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.Grizzly;
 import org.glassfish.grizzly.attributes.Attribute;
@@ -9,14 +10,17 @@ import org.glassfish.grizzly.http.HttpRequestPacket;
 
 /**
  * Per client connection: the exchange in progress, a pipelined next request held back (its read
- * suspended) until that exchange is over, so responses leave in request order, and the finished
+ * suspended) until that exchange is over, so responses leave in request order, the answer to a
+ * pipelined request whose head could not be parsed (held back the same way), and the finished
  * exchange's request packets waiting to be recycled on this connection's own selector thread.
  */
 final class ClientConnection {
     private static final Attribute<ClientConnection> ATTR =
             Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(ClientConnection.class.getName());
 
+    private final Connection<?> connection;
     private Exchange current;
+    private Buffer deferredRefusal;
     private HttpHeader lastFinishedRequest;
     private FilterChainContext heldRequest;
     private HttpRequestPacket finishedRequest;
@@ -25,10 +29,14 @@ final class ClientConnection {
     static ClientConnection of(Connection<?> connection) {
         ClientConnection state = ATTR.get(connection);
         if (state == null) {
-            state = new ClientConnection();
+            state = new ClientConnection(connection);
             ATTR.set(connection, state);
         }
         return state;
+    }
+
+    private ClientConnection(Connection<?> connection) {
+        this.connection = connection;
     }
 
     static ClientConnection peek(Connection<?> connection) {
@@ -66,14 +74,44 @@ final class ClientConnection {
      * is the answered request whose late body pieces must be dropped, or null when its body was
      * read to the end (it is then recycled, and its identity may come back as a new request).
      */
-    synchronized FilterChainContext finish(Exchange exchange, HttpHeader request) {
-        if (current == exchange) {
-            current = null;
+    FilterChainContext finish(Exchange exchange, HttpHeader request) {
+        FilterChainContext held;
+        Buffer refusal;
+        synchronized (this) {
+            if (current == exchange) {
+                current = null;
+            }
+            lastFinishedRequest = request;
+            held = heldRequest;
+            heldRequest = null;
+            refusal = deferredRefusal;
+            deferredRefusal = null;
         }
-        lastFinishedRequest = request;
-        FilterChainContext held = heldRequest;
-        heldRequest = null;
+        if (refusal != null) {
+            writeAndClose(refusal);
+        }
         return held;
+    }
+
+    /**
+     * Answers a request whose head could not be parsed (an encoded response saying Connection:
+     * close), then closes the connection. With an exchange still in progress, a pipelined request
+     * ahead of this one, the answer waits for it: written now, it would reach the client first
+     * and be taken as the earlier request's response, and closing would cut that response off.
+     */
+    void refuse(Buffer answer) {
+        synchronized (this) {
+            if (current != null) {
+                deferredRefusal = answer;
+                return;
+            }
+        }
+        writeAndClose(answer);
+    }
+
+    private void writeAndClose(Buffer answer) {
+        connection.write(answer);
+        connection.closeSilently();
     }
 
     /**

@@ -4,6 +4,7 @@ package io.kodiak.http;
 final class ByteClass {
     private static final boolean[] TCHAR = new boolean[256];
     private static final boolean[] FIELD_VCHAR = new boolean[256];
+    private static final boolean[] TARGET = new boolean[256];
 
     static {
         for (int c = '0'; c <= '9'; c++) {
@@ -20,6 +21,9 @@ final class ByteClass {
         // besides whitespace. Everything below 0x21 and DEL (the CTLs, SP) is excluded.
         for (int c = 0x21; c < 256; c++) {
             FIELD_VCHAR[c] = c != 0x7f;
+            // RFC 3986 has no place for bytes above 0x7f in a URI: a target carries them
+            // percent-encoded. Raw, two parsers may decode them differently.
+            TARGET[c] = c < 0x7f;
         }
     }
 
@@ -34,6 +38,11 @@ final class ByteClass {
     /** VCHAR or obs-text: visible, not whitespace, not a control byte. */
     static boolean isVisible(int b) {
         return FIELD_VCHAR[b];
+    }
+
+    /** A byte a request target may hold: visible US-ASCII. */
+    static boolean isTargetChar(int b) {
+        return TARGET[b];
     }
 
     static boolean isDigit(int b) {

@@ -22,7 +22,7 @@ public final class HeadScanner {
     private enum State {
         /** tchar (stay), SP (TARGET). */
         METHOD,
-        /** VCHAR or obs-text (stay), SP (REQUEST_VERSION). */
+        /** VCHAR (stay), SP (REQUEST_VERSION). */
         TARGET,
         /** "HTTP/" DIGIT "." DIGIT, then CR (LINE_CR) or LF (FIELD_START). */
         REQUEST_VERSION,
@@ -120,7 +120,7 @@ public final class HeadScanner {
                 }
             }
             case TARGET -> {
-                if (ByteClass.isVisible(b)) {
+                if (ByteClass.isTargetChar(b)) {
                     count++;
                 } else if (b == ' ' && count > 0) {
                     next(State.REQUEST_VERSION);

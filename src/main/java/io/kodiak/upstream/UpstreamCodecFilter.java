@@ -135,15 +135,20 @@ final class UpstreamCodecFilter extends HttpClientFilter {
      * coding of a single field; a response that also carries Content-Length, or any other coding
      * (which would leave the body delimited by the close, still encoded), cannot be relayed as sent.
      */
-    private static String transferEncodingProblem(HttpResponsePacket response, boolean hasContentLength) {
+    private static String transferEncodingProblem(HttpResponsePacket response, boolean contentLengthBeforeIt) {
         MimeHeaders headers = response.getHeaders();
         int fields = 0;
         boolean chunkedOnly = false;
+        // Grizzly counts a Content-Length before the chunked field and then drops it from the
+        // fields; one after it stays among the fields but is not counted.
+        boolean hasContentLength = contentLengthBeforeIt;
         for (int i = 0; i < headers.size(); i++) {
             DataChunk name = headers.getName(i);
             if (name.getLength() == 17 && name.equalsIgnoreCase("transfer-encoding")) {
                 fields++;
                 chunkedOnly = headers.getValue(i).equalsIgnoreCase("chunked");
+            } else if (name.getLength() == 14 && name.equalsIgnoreCase("content-length")) {
+                hasContentLength = true;
             }
         }
         if (fields == 0) {

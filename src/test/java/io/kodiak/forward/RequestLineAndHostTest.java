@@ -1,0 +1,245 @@
+package io.kodiak.forward;
+
+import io.kodiak.support.RawHttp;
+import io.kodiak.support.RecordedProxy;
+import io.kodiak.support.RecordingUpstream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The request line (RFC 9112 §3: method SP request-target SP HTTP-version, one SP each, no
+ * control byte or whitespace in the target, the target's form fitting the method), the version
+ * (505 for any major version but 1), the Host field (RFC 9112 §3.2: exactly one in HTTP/1.1, a
+ * valid uri-host[:port]), the framing fields and the Expect field, each through a real Kodiak to an
+ * upstream that records what it received.
+ */
+class RequestLineAndHostTest {
+    private RecordedProxy proxy;
+
+    @AfterEach
+    void stop() throws IOException {
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
+    // -------------------------------------------------------------- request line
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "GET /a\u0001b\u007fc HTTP/1.1",   // control bytes in the target
+            "GET /a\u0000 HTTP/1.1",
+            "GET /a b HTTP/1.1",               // SP in the target: "b HTTP/1.1" is no version
+            "GET /a\tb HTTP/1.1",
+            "GET  /a HTTP/1.1",                // two spaces
+            "GET /a HTTP/1.1 ",                // trailing space
+            "GET /a\rHTTP/1.1",
+            "GET /a http/1.1",                 // the version is case-sensitive
+            "GET /a HTTP/1",
+            "GET /a HTTP/1.10",
+            "GET /a",                          // HTTP/0.9
+            "G@T /a HTTP/1.1",                 // a method that is not a token
+            "GET\t/a HTTP/1.1",
+            " GET /a HTTP/1.1",
+            "GET * HTTP/1.1",                  // asterisk-form is for OPTIONS only
+            "GET example.com:80 HTTP/1.1",     // authority-form is for CONNECT only
+            "GET a/b HTTP/1.1",
+            "GET ftp://example.com/a HTTP/1.1", // absolute-form with a scheme Kodiak does not proxy
+    })
+    void aMalformedRequestLineGets400(String line) throws Exception {
+        proxy = RecordedProxy.start();
+        proxy.assertRefused(line + "\r\nHost: a\r\n\r\n", 400, "malformed request");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"HTTP/2.0", "HTTP/0.9", "HTTP/3.0"})
+    void aMajorVersionOtherThanOneGets505(String version) throws Exception {
+        proxy = RecordedProxy.start();
+        proxy.assertRefused("GET / " + version + "\r\nHost: a\r\n\r\n", 505, "HTTP version not supported");
+    }
+
+    @Test
+    void aHigherMinorVersionIsServedAsHttp11() throws Exception {
+        proxy = RecordedProxy.start();
+        assertEquals("/v", proxy.assertForwarded("GET /v HTTP/1.2\r\nHost: a\r\n\r\n").target());
+    }
+
+    @Test
+    void rawNonAsciiBytesInTheTargetGet400() throws Exception {
+        proxy = RecordedProxy.start();
+        proxy.assertRefused("GET /caf\u00c3\u00a9 HTTP/1.1\r\nHost: a\r\n\r\n", 400, "malformed request");
+    }
+
+    @Test
+    void aPercentEncodedTargetIsForwardedAsReceived() throws Exception {
+        proxy = RecordedProxy.start();
+        RecordingUpstream.Received received = proxy.assertForwarded("GET /caf%C3%A9/a;b=c?q=%22x%22&r=1 HTTP/1.1\r\nHost: a\r\n\r\n");
+        assertTrue(proxy.upstream().rawBytes().startsWith("GET /caf%C3%A9/a;b=c?q=%22x%22&r=1 HTTP/1.1\r\n"),
+                proxy.upstream().rawBytes());
+        assertEquals("GET", received.method());
+    }
+
+    @Test
+    void anAbsoluteFormTargetIsRoutedByItsPathAndItsAuthorityIsTheHost() throws Exception {
+        proxy = RecordedProxy.start();
+        RecordingUpstream.Received received = proxy.assertForwarded(
+                "GET http://Other.Example:8080/x?q=1 HTTP/1.1\r\nHost: ignored.example\r\n\r\n");
+        assertEquals("/x?q=1", received.target());
+        assertEquals("Other.Example:8080", received.header("x-forwarded-host"));
+    }
+
+    @Test
+    void anAbsoluteFormTargetWithUserinfoGets400() throws Exception {
+        proxy = RecordedProxy.start();
+        proxy.assertRefused("GET http://user@evil.example/x HTTP/1.1\r\nHost: a\r\n\r\n", 400, "missing, repeated or malformed Host");
+    }
+
+    @Test
+    void nothingPipelinedAfterARefusedRequestIsForwarded() throws Exception {
+        proxy = RecordedProxy.start();
+        try (RawHttp raw = new RawHttp(proxy.port())) {
+            raw.send("GET /1 HTTP/1.1\r\nHost: a\r\n\r\n"
+                    + "GET /2\u0001 HTTP/1.1\r\nHost: a\r\n\r\n"
+                    + "GET /3 HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertEquals("ok", raw.read().bodyText());
+            assertEquals(400, raw.read().status());
+            assertTrue(raw.closedByPeer());
+        }
+        List<RecordingUpstream.Received> received = proxy.upstream().received();
+        assertEquals(1, received.size());
+        assertEquals("/1", received.get(0).target());
+    }
+
+    // ----------------------------------------------------------------------- Host
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "Host: a\r\nHost: b",
+            "Host: a\r\nHost: a",
+            "Host: exa mple.com",
+            "Host: a:b",
+            "Host: a:80:80",
+            "Host: [::1",
+            "Host: [::1]x",
+            "Host: []",
+            "Host: a/b",
+            "Host: a@b",
+            "Host: a\\b",
+            "Host: a%zz",
+            "Host: a%2",
+            "Host: \"a\"",
+            "X-Other: 1",                     // no Host in HTTP/1.1
+    })
+    void aMissingRepeatedOrInvalidHostGets400(String hostFields) throws Exception {
+        proxy = RecordedProxy.start();
+        proxy.assertRefused("GET / HTTP/1.1\r\n" + hostFields + "\r\n\r\n", 400, "missing, repeated or malformed Host");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"a", "A.Example.COM.", "a_b-c~d", "127.0.0.1:8080", "[::1]", "[::1]:80",
+            "[::ffff:127.0.0.1]:1", "a:", "%41b", "x!$&'()*+,;=y"})
+    void aValidHostIsForwarded(String host) throws Exception {
+        proxy = RecordedProxy.start();
+        RecordingUpstream.Received received = proxy.assertForwarded("GET / HTTP/1.1\r\nHost: " + host + "\r\n\r\n");
+        assertEquals(host, received.header("x-forwarded-host"));
+    }
+
+    @Test
+    void anEmptyHostIsAValidEmptyName() throws Exception {
+        proxy = RecordedProxy.start();
+        proxy.assertForwarded("GET / HTTP/1.1\r\nHost: \r\n\r\n");
+    }
+
+    @Test
+    void anHttp10RequestNeedsNoHost() throws Exception {
+        proxy = RecordedProxy.start();
+        try (RawHttp raw = new RawHttp(proxy.port())) {
+            assertEquals("ok", raw.send("GET /old HTTP/1.0\r\n\r\n").read().bodyText());
+        }
+        assertEquals("/old", proxy.upstream().received().get(0).target());
+    }
+
+    // ------------------------------------------------------------------- framing
+
+    @ParameterizedTest
+    @ValueSource(strings = {"5, 5", "+5", "-5", "5 5", "0x5", "five", ""})
+    void aContentLengthThatIsNotOneNumberGets400(String value) throws Exception {
+        proxy = RecordedProxy.start();
+        proxy.assertRefused("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: " + value + "\r\n\r\nhello", 400, "malformed");
+    }
+
+    @Test
+    void differentContentLengthsGet400() throws Exception {
+        proxy = RecordedProxy.start();
+        proxy.assertRefused("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!",
+                400, "request has Content-Length fields with different values");
+    }
+
+    @Test
+    void repeatedEqualContentLengthsAreOneLength() throws Exception {
+        proxy = RecordedProxy.start();
+        RecordingUpstream.Received received = proxy.assertForwarded(
+                "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 05\r\n\r\nhello");
+        assertEquals("hello", received.body());
+        assertEquals(1, received.count("content-length"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"chunked, chunked", "gzip, chunked", "chunked;x=1", "chunkedx", "identity"})
+    void aTransferEncodingOtherThanOneChunkedCodingGets400(String value) throws Exception {
+        proxy = RecordedProxy.start();
+        proxy.assertRefused("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: " + value + "\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+                400, "request Transfer-Encoding other than chunked");
+    }
+
+    @Test
+    void transferEncodingOnAnHttp10RequestGets400() throws Exception {
+        proxy = RecordedProxy.start();
+        proxy.assertRefused("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+                400, "request Transfer-Encoding other than chunked");
+    }
+
+    @Test
+    void connectionOptionsCannotStripFramingOrForwardingFields() throws Exception {
+        proxy = RecordedProxy.start();
+        RecordingUpstream.Received received = proxy.assertForwarded("POST / HTTP/1.1\r\nHost: a\r\n"
+                + "Connection: Content-Length, Host, X-Forwarded-For, X-Private\r\nX-Private: 1\r\n"
+                + "X-Forwarded-For: 10.0.0.1\r\nContent-Length: 5\r\n\r\nhello");
+        assertEquals("hello", received.body());
+        assertEquals("5", received.header("content-length"));
+        assertEquals("10.0.0.1, 127.0.0.1", received.header("x-forwarded-for"));
+        assertEquals(null, received.header("x-private"), "a field the client named as hop-by-hop is removed");
+    }
+
+    // -------------------------------------------------------------------- Expect
+
+    @Test
+    void anUnknownExpectationGetsNoInterimResponse() throws Exception {
+        proxy = RecordedProxy.start();
+        try (RawHttp raw = new RawHttp(proxy.port())) {
+            RawHttp.Response response = raw.send("POST / HTTP/1.1\r\nHost: a\r\nExpect: something-else\r\n"
+                    + "Content-Length: 5\r\n\r\nhello").read();
+            assertEquals(200, response.status(), "no 100 Continue ahead of the final answer");
+            assertEquals("hello", response.bodyText());
+        }
+    }
+
+    @Test
+    void anHttp10ClientGetsNoContinue() throws Exception {
+        proxy = RecordedProxy.start();
+        try (RawHttp raw = new RawHttp(proxy.port())) {
+            RawHttp.Response response = raw.send("POST / HTTP/1.0\r\nExpect: 100-continue\r\n"
+                    + "Content-Length: 5\r\n\r\nhello").read();
+            assertEquals(200, response.status());
+            assertEquals("hello", response.bodyText());
+        }
+    }
+}
