@@ -9,6 +9,7 @@ import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Grizzly;
 import org.glassfish.grizzly.attributes.Attribute;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
+import org.glassfish.grizzly.filterchain.NextAction;
 import org.glassfish.grizzly.http.HttpCodecFilter;
 import org.glassfish.grizzly.http.HttpHeader;
 import org.glassfish.grizzly.http.HttpPacketParsing;
@@ -18,6 +19,10 @@ import org.glassfish.grizzly.http.HttpServerFilter;
 import org.glassfish.grizzly.http.KeepAlive;
 import org.glassfish.grizzly.http.Protocol;
 import org.glassfish.grizzly.http.util.MimeHeaders;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
 
 /**
  * Grizzly's HTTP/1.1 server codec, made strict and given Kodiak's error answers:
@@ -36,14 +41,21 @@ public final class ClientCodecFilter extends HttpServerFilter {
     static final String BOTH_LENGTHS_ATTRIBUTE = ClientCodecFilter.class.getName() + ".bothLengths";
     /** Beyond this much unread request body, closing the connection is cheaper than draining it. */
     private static final long MAX_BODY_REMAINDER_TO_SKIP = 1024 * 1024;
+    private static final Logger LOG = LoggerFactory.getLogger(ClientCodecFilter.class);
     private static final Attribute<HeadScanner> SCANNER =
             Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(ClientCodecFilter.class.getName() + ".scanner");
 
-    /** {@code keepAlive} null turns persistent client connections off. */
+    private final ProxyFilter proxyFilter;
+
+    /**
+     * {@code keepAlive} null turns persistent client connections off; {@code proxyFilter}, the
+     * chain's last filter, counts and logs the requests refused here as it does its own.
+     */
     @SuppressWarnings("deprecation")
-    public ClientCodecFilter(int maxHeaderSize, KeepAlive keepAlive) {
+    public ClientCodecFilter(int maxHeaderSize, KeepAlive keepAlive, ProxyFilter proxyFilter) {
         super(true, maxHeaderSize, null, keepAlive, null,
                 MimeHeaders.MAX_NUM_HEADERS_DEFAULT, MimeHeaders.MAX_NUM_HEADERS_UNBOUNDED);
+        this.proxyFilter = proxyFilter;
         StrictChunkedEncoding.install(this, maxHeaderSize);
         // A proxy forwards what it is given: GET or DELETE with a body is the upstream's business.
         setAllowPayloadForUndefinedHttpMethods(true);
@@ -59,6 +71,18 @@ public final class ClientCodecFilter extends HttpServerFilter {
     @Override
     protected void onIncomingUpgrade(FilterChainContext ctx, HttpHeader httpHeader) {
         httpHeader.getUpgradeDC().recycle();
+    }
+
+    /**
+     * Bytes read together with a request that was refused (and its connection closed) are not
+     * parsed as further requests: nothing after a refusal is answered, forwarded or counted.
+     */
+    @Override
+    public NextAction handleRead(FilterChainContext ctx) throws IOException {
+        if (!ctx.getConnection().isOpen()) {
+            return ctx.getStopAction();
+        }
+        return super.handleRead(ctx);
     }
 
     /** The strict scan of what arrived comes first; Grizzly parses only bytes it accepted. */
@@ -112,6 +136,11 @@ public final class ClientCodecFilter extends HttpServerFilter {
         // encoder consults it: the request is refused and the answer is HTTP/1.1 either way.
         request.setProtocol(Protocol.HTTP_1_1);
         response.setProtocol(Protocol.HTTP_1_1);
+        proxyFilter.recordRefusal(request, null, answer);
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("refused a request from {}: {} {}{}", request.getRemoteAddress(), answer.status, answer.text,
+                    detail == null ? "" : ": " + detail);
+        }
         ClientConnection.of(ctx.getConnection()).refuse(encodeHttpPacket(ctx, LocalResponse.of(response, answer, detail)));
     }
 

@@ -202,9 +202,10 @@ final class Exchange implements ResponseListener {
 
     /** A further piece of the request body from the client. */
     NextAction onRequestContent(FilterChainContext ctx, HttpContent content) {
-        if (content instanceof HttpBrokenContent) {
+        if (content instanceof HttpBrokenContent broken) {
+            String why = "invalid chunked request body: " + broken.getException().getMessage();
             content.recycle();
-            fail(ProxyError.BROKEN_BODY, "invalid chunked request body");
+            fail(ProxyError.BROKEN_BODY, why);
             return ctx.getStopAction();
         }
         Connection<?> waitFor = null;

@@ -71,16 +71,7 @@ public final class ProxyFilter extends BaseFilter {
             }
         }
         if (refusal != null) {
-            long start = System.nanoTime();
-            services.onError(refusal);
-            // Recorded before the answer leaves: a client that reads it and then asks /metrics must find it counted.
-            long elapsed = System.nanoTime() - start;
-            services.observer().onExchange(route == null ? null : route.prefix(), null, refusal.status,
-                    0, 0, -1, elapsed);
-            if (AccessLog.enabled()) {
-                AccessLog.record(request.getRemoteAddress(), request.getMethod().getMethodString(),
-                        request.getRequestURI(), request.getQueryString(), refusal.status, 0, 0, null, -1, elapsed);
-            }
+            recordRefusal(request, route, refusal);
             content.recycle();
             LocalResponse.send(ctx, request.getResponse(), refusal);
             ctx.notifyDownstream(HttpServerFilter.RESPONSE_COMPLETE_EVENT);
@@ -95,6 +86,29 @@ public final class ProxyFilter extends BaseFilter {
         client.begin(exchange);
         services.drain().exchangeStarted();
         return exchange.start(content);
+    }
+
+    /**
+     * Counts and logs a request answered in Kodiak's own name without an exchange, here or by the
+     * codec (a head that could not be parsed). Recorded before the answer leaves: a client that
+     * reads it and then asks /metrics must find it counted.
+     */
+    void recordRefusal(HttpRequestPacket request, Route route, ProxyError refusal) {
+        long start = System.nanoTime();
+        services.onError(refusal);
+        long elapsed = System.nanoTime() - start;
+        services.observer().onExchange(route == null ? null : route.prefix(), null, refusal.status, 0, 0, -1, elapsed);
+        if (AccessLog.enabled()) {
+            // A head refused by the codec may not have a method or target that parsed: its raw bytes, or "-".
+            AccessLog.record(request.getRemoteAddress(), orDash(request.getMethodDC()),
+                    orDash(request.getRequestURIRef().getRequestURIBC()), request.getQueryString(),
+                    refusal.status, 0, 0, null, -1, elapsed);
+        }
+    }
+
+    private static String orDash(DataChunk chunk) {
+        String text = chunk.toString();
+        return text == null || text.isEmpty() ? "-" : text;
     }
 
     /** Requests answered without contacting any upstream, or null when the request may be forwarded. */

@@ -22,8 +22,9 @@ final class ByteClass {
         for (int c = 0x21; c < 256; c++) {
             FIELD_VCHAR[c] = c != 0x7f;
             // RFC 3986 has no place for bytes above 0x7f in a URI: a target carries them
-            // percent-encoded. Raw, two parsers may decode them differently.
-            TARGET[c] = c < 0x7f;
+            // percent-encoded. Raw, two parsers may decode them differently. A fragment ('#')
+            // is never part of a request target (RFC 9112 §3.2).
+            TARGET[c] = c < 0x7f && c != '#';
         }
     }
 
@@ -40,7 +41,7 @@ final class ByteClass {
         return FIELD_VCHAR[b];
     }
 
-    /** A byte a request target may hold: visible US-ASCII. */
+    /** A byte a request target may hold: visible US-ASCII but '#'. */
     static boolean isTargetChar(int b) {
         return TARGET[b];
     }

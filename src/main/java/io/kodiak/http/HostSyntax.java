@@ -5,9 +5,9 @@ import org.glassfish.grizzly.http.util.DataChunk;
 /**
  * Host = uri-host [ ":" port ] (RFC 9110 §7.2, RFC 3986 §3.2.2): a reg-name (unreserved,
  * pct-encoded and sub-delims characters; an IPv4 address is one too) or an IPv6 literal in
- * brackets, then optionally a colon and decimal digits. An empty value is a valid, empty
- * reg-name (RFC 9112 §3.2: what a client sends when the target URI has no authority). Whitespace
- * around the value was trimmed by the field parser.
+ * brackets, then optionally a colon and decimal digits. The host part may not be empty: an
+ * "http" URI has a host (RFC 9110 §4.2.1, "a recipient ... MUST reject it as invalid"), and
+ * nginx refuses an empty Host too. Whitespace around the value was trimmed by the field parser.
  */
 final class HostSyntax {
     private static final boolean[] REG_NAME = new boolean[128];
@@ -55,6 +55,9 @@ final class HostSyntax {
                     break;
                 }
             }
+        }
+        if (i == 0) {
+            return false;
         }
         if (i == length) {
             return true;

@@ -17,8 +17,9 @@ public final class RequestChecks {
 
     /**
      * RFC 9112 §3.2 and §2.3, on the request line as parsed: the target is in origin-form
-     * ("/..."), absolute-form ("http://" or "https://"), or "*" for OPTIONS (CONNECT's
-     * authority-form is refused later, with 501); the major version is 1. A minor version above 1
+     * ("/...") or absolute-form ("http://" or "https://"); CONNECT's authority-form is refused
+     * later, with 501; OPTIONS' asterisk-form names no path a route could match and is refused
+     * here, as nginx does. The major version is 1. A minor version above 1
      * is answered as 1.1 (RFC 9110 §2.5: a recipient treats a higher minor version as the highest
      * it supports).
      */
@@ -26,7 +27,6 @@ public final class RequestChecks {
         DataChunk target = request.getRequestURIRef().getRequestURIBC();
         int first = target.getLength() == 0 ? -1 : Chunks.byteAt(target, 0);
         boolean valid = first == '/'
-                || (first == '*' && target.getLength() == 1 && request.getMethodDC().equals("OPTIONS"))
                 || Chunks.startsWithIgnoreCase(target, "http://")
                 || Chunks.startsWithIgnoreCase(target, "https://")
                 || request.getMethodDC().equals(Method.CONNECT.getMethodString());

@@ -13,9 +13,9 @@ public enum Violation {
     METHOD_NOT_TOKEN("request method that is not a token"),
     /** RFC 9112 §3: request-line = method SP request-target SP HTTP-version (one SP each). */
     REQUEST_LINE_SYNTAX("malformed request line"),
-    /** RFC 9112 §3.2, RFC 3986: visible US-ASCII only in the request target (no control byte, whitespace or raw byte above 0x7f). */
-    TARGET_CHARACTER("control byte, whitespace or non-ASCII byte in the request target"),
-    /** RFC 9112 §3.2: origin-form, absolute-form (http/https), or "*" for OPTIONS; authority-form only with CONNECT. */
+    /** RFC 9112 §3.2, RFC 3986: visible US-ASCII only in the request target (no control byte, whitespace, fragment or raw byte above 0x7f). */
+    TARGET_CHARACTER("control byte, whitespace, '#' or non-ASCII byte in the request target"),
+    /** RFC 9112 §3.2: origin-form or absolute-form (http/https); authority-form only with CONNECT; no asterisk-form (as nginx). */
     TARGET_FORM("request target in a form this method does not allow"),
     /** RFC 9112 §2.3: HTTP-version = "HTTP/" DIGIT "." DIGIT, case-sensitive. */
     VERSION_SYNTAX("malformed HTTP version"),

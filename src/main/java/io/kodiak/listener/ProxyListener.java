@@ -56,7 +56,7 @@ public final class ProxyListener {
         }
         FilterChainBuilder chain = FilterChainBuilder.stateless()
                 .add(new TransportFilter())
-                .add(new ClientCodecFilter(settings.maxHeaderSize(), keepAlive))
+                .add(new ClientCodecFilter(settings.maxHeaderSize(), keepAlive, proxyFilter))
                 // After the codec, so a request header must be complete within the idle timeout,
                 // and an exchange in progress keeps its connection from counting as idle.
                 .add(new IdleTimeoutFilter(timers, idleSeconds(settings), TimeUnit.SECONDS))

@@ -50,6 +50,8 @@ class RequestLineAndHostTest {
             "GET\t/a HTTP/1.1",
             " GET /a HTTP/1.1",
             "GET * HTTP/1.1",                  // asterisk-form is for OPTIONS only
+            "OPTIONS * HTTP/1.1",              // and names no path to route (nginx refuses it too)
+            "GET /a#frag HTTP/1.1",            // a fragment is never part of a request target
             "GET example.com:80 HTTP/1.1",     // authority-form is for CONNECT only
             "GET a/b HTTP/1.1",
             "GET ftp://example.com/a HTTP/1.1", // absolute-form with a scheme Kodiak does not proxy
@@ -152,10 +154,12 @@ class RequestLineAndHostTest {
         assertEquals(host, received.header("x-forwarded-host"));
     }
 
-    @Test
-    void anEmptyHostIsAValidEmptyName() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"Host: ", "Host:", "Host: :80"})
+    void anEmptyHostGets400(String field) throws Exception {
+        // An "http" URI must have a host (RFC 9110 §4.2.1); nginx refuses an empty Host too.
         proxy = RecordedProxy.start();
-        proxy.assertForwarded("GET / HTTP/1.1\r\nHost: \r\n\r\n");
+        proxy.assertRefused("GET / HTTP/1.1\r\n" + field + "\r\n\r\n", 400, "missing, repeated or malformed Host");
     }
 
     @Test

@@ -47,8 +47,10 @@ public final class RecordedProxy implements AutoCloseable {
      */
     public RawHttp.Response assertRefused(String request, int status, String reasonStart) throws Exception {
         RawHttp.Response response;
+        long errorsBefore = errors();
         try (RawHttp raw = new RawHttp(proxy.port())) {
             response = raw.send(request).read();
+            assertEquals(errorsBefore + 1, errors(), "the refusal is counted among the errors by cause");
             assertEquals(status, response.status(), response.bodyText());
             assertTrue(response.bodyText().startsWith(status + " " + reasonStart), response.bodyText());
             assertTrue(raw.closedByPeer(), "connection closed after " + status);
@@ -60,6 +62,10 @@ public final class RecordedProxy implements AutoCloseable {
         assertEquals(List.of(), upstream.violations(), "what the reference parser refused");
         assertServesNextClient();
         return response;
+    }
+
+    private long errors() {
+        return proxy.kodiak().services().errorCounts().values().stream().mapToLong(Long::longValue).sum();
     }
 
     /** A fresh client gets its answer: the refusal left Kodiak and the upstream side usable. */
