@@ -57,6 +57,7 @@ final class UpstreamCodecFilter extends HttpClientFilter {
     UpstreamCodecFilter(int maxHeadersSize) {
         super(maxHeadersSize);
         StrictChunkedEncoding.install(this, maxHeadersSize);
+        NothingAfterResponse.install(this);
     }
 
     /** The strict scan of what arrived comes first; Grizzly parses only bytes it accepted. */
@@ -100,8 +101,14 @@ final class UpstreamCodecFilter extends HttpClientFilter {
                 return true;
             }
             awaiting.offer(response.getRequest());
-        } else if (FieldSyntax.hasCloseOption(response.getHeaders())) {
-            response.getProcessingState().setKeepAlive(false);
+        } else {
+            if (FieldSyntax.hasCloseOption(response.getHeaders())) {
+                response.getProcessingState().setKeepAlive(false);
+            }
+            if (!response.isExpectContent() && response.getStatus() >= 200) {
+                // A response without a body ends with its head: what follows in this read answers nothing.
+                NothingAfterResponse.checkRemainder(response, buffer);
+            }
         }
         return error;
     }

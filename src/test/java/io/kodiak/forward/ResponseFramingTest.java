@@ -126,6 +126,36 @@ class ResponseFramingTest {
         assertAnswered502ThenNextServedOnANewConnection();
     }
 
+    /**
+     * Bytes after a complete response, in the same read, answer nothing: here the start of a
+     * second response head. Pooled, the connection would carry that head into the next exchange,
+     * another client's, where the upstream's answer completes it: that client would get a 502 for
+     * bytes that were never its response (or the injected field, had Grizzly paired the head with
+     * its request). So the connection is closed, and the next exchange opens its own.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+            "HTTP/1.1 204 No Content\r\n\r\n",
+            "HTTP/1.1 304 Not Modified\r\n\r\n",
+    })
+    void bytesAfterACompleteResponseKeepItsConnectionOutOfThePool(String first) throws Exception {
+        upstream = new ScriptedUpstream(i -> i == 0
+                ? first + "HTTP/1.1 200 OK\r\nX-Injected: 1\r\n"
+                : "Content-Length: 8\r\n\r\npoisoned", false);
+        proxy = ProxyHarness.forUpstream(upstream.url("/"), "");
+        try (RawHttp raw = new RawHttp(proxy.port())) {
+            assertEquals(first.split(" ")[1], String.valueOf(raw.send("GET /1 HTTP/1.1\r\nHost: a\r\n\r\n").read().status()));
+        }
+        try (RawHttp raw = new RawHttp(proxy.port())) {
+            RawHttp.Response second = raw.send("GET /2 HTTP/1.1\r\nHost: a\r\n\r\n").read();
+            assertEquals(null, second.header("x-injected"), "another client's response carries no injected field");
+            assertEquals(502, second.status(), "the second answer, alone on a new connection, has no status line");
+        }
+        assertEquals(2, upstream.connections());
+    }
+
     @Test
     void aNotModifiedWithTheLengthItWouldHaveHadCarriesNoBody() throws Exception {
         start("HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\nETag: \"x\"\r\n\r\n");
