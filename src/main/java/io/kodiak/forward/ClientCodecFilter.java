@@ -1,13 +1,12 @@
 package io.kodiak.forward;
 
 import io.kodiak.http.FieldSyntax;
+import io.kodiak.http.Framing;
 import io.kodiak.http.HeadScanner;
 import io.kodiak.http.HttpViolationException;
 import io.kodiak.http.RequestChecks;
 import io.kodiak.http.StrictChunkedEncoding;
 import org.glassfish.grizzly.Buffer;
-import org.glassfish.grizzly.Grizzly;
-import org.glassfish.grizzly.attributes.Attribute;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
 import org.glassfish.grizzly.http.HttpCodecFilter;
@@ -29,7 +28,8 @@ import java.io.IOException;
  * <ul>
  * <li>every byte of a request head passes {@link HeadScanner} before Grizzly's lenient parser
  *     sees it, and chunked bodies are decoded by {@link StrictChunkedEncoding};</li>
- * <li>the request line and the Host field are checked once parsed ({@link RequestChecks});</li>
+ * <li>the request line, the Host field and the framing fields are checked once parsed
+ *     ({@link RequestChecks}, {@link Framing});</li>
  * <li>a request whose head cannot be accepted gets a precise status (400, 414, 431, 505) and a
  *     one-line reason instead of an empty 400, and its connection is closed;</li>
  * <li>a broken body is left to the exchange, the one place that knows whether a response has
@@ -37,13 +37,9 @@ import java.io.IOException;
  * </ul>
  */
 public final class ClientCodecFilter extends HttpServerFilter {
-    /** Request attribute set when Content-Length and Transfer-Encoding came together (see {@link ProxyFilter}). */
-    static final String BOTH_LENGTHS_ATTRIBUTE = ClientCodecFilter.class.getName() + ".bothLengths";
     /** Beyond this much unread request body, closing the connection is cheaper than draining it. */
     private static final long MAX_BODY_REMAINDER_TO_SKIP = 1024 * 1024;
     private static final Logger LOG = LoggerFactory.getLogger(ClientCodecFilter.class);
-    private static final Attribute<HeadScanner> SCANNER =
-            Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(ClientCodecFilter.class.getName() + ".scanner");
 
     private final ProxyFilter proxyFilter;
 
@@ -88,14 +84,13 @@ public final class ClientCodecFilter extends HttpServerFilter {
     /** The strict scan of what arrived comes first; Grizzly parses only bytes it accepted. */
     @Override
     protected boolean decodeHttpPacket(FilterChainContext ctx, HttpPacketParsing message, Buffer input) {
-        HeadScanner scanner = SCANNER.get(ctx.getConnection());
-        if (scanner == null) {
-            scanner = new HeadScanner(HeadScanner.Start.REQUEST_LINE);
-            SCANNER.set(ctx.getConnection(), scanner);
+        HeadScanner scanner = HeadScanner.of(ctx.getConnection(), HeadScanner.Start.REQUEST_LINE);
+        scanner.scanArrived(input, message.getHeaderParsingState().packetLimit);
+        boolean parsed = super.decodeHttpPacket(ctx, message, input);
+        if (parsed) {
+            scanner.confirmEnd();
         }
-        // Up to max-header-size only: past it, Grizzly's 414/431 is the answer.
-        scanner.scanArrived(input, Math.min(input.limit(), message.getHeaderParsingState().packetLimit));
-        return super.decodeHttpPacket(ctx, message, input);
+        return parsed;
     }
 
     @Override
@@ -103,11 +98,7 @@ public final class ClientCodecFilter extends HttpServerFilter {
         RequestChecks.checkRequestLine((HttpRequestPacket) header);
     }
 
-    /**
-     * Host and "close" anywhere in a Connection list. Grizzly also lets chunked win over
-     * a preceding Content-Length and drops that header, which would hide a request-smuggling
-     * attempt; its parsing state still counts it, so note it here.
-     */
+    /** Host, the framing fields ({@link Framing}), and "close" anywhere in a Connection list. */
     @Override
     protected boolean onHttpHeaderParsed(HttpHeader header, Buffer buffer, FilterChainContext ctx) {
         HttpRequestPacket request = (HttpRequestPacket) header;
@@ -117,9 +108,7 @@ public final class ClientCodecFilter extends HttpServerFilter {
             return true;
         }
         RequestChecks.checkEffectiveHost(request);
-        if (header.isChunked() && ((HttpPacketParsing) header).getHeaderParsingState().contentLengthHeadersCount > 0) {
-            request.setAttribute(BOTH_LENGTHS_ATTRIBUTE, Boolean.TRUE);
-        }
+        Framing.checkTransferEncoding(request, ((HttpPacketParsing) header).getHeaderParsingState().contentLengthHeadersCount > 0);
         if (FieldSyntax.hasCloseOption(header.getHeaders())) {
             header.getProcessingState().setKeepAlive(false);
         }

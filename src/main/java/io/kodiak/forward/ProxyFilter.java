@@ -13,7 +13,6 @@ import org.glassfish.grizzly.http.HttpRequestPacket;
 import org.glassfish.grizzly.http.HttpServerFilter;
 import org.glassfish.grizzly.http.Method;
 import org.glassfish.grizzly.http.util.DataChunk;
-import org.glassfish.grizzly.http.util.MimeHeaders;
 
 import java.io.IOException;
 
@@ -127,45 +126,12 @@ public final class ProxyFilter extends BaseFilter {
             // Grizzly parses a TRACE body as the next request; the upstream would wait for it instead.
             return ProxyError.CONTENT_NOT_ALLOWED;
         }
-        ProxyError framing = transferEncodingRefusal(request);
-        if (framing != null) {
-            return framing;
-        }
         if (services.exceedsBodyLimit(request.getContentLength())) {
             return ProxyError.BODY_TOO_LARGE;
         }
         if (Router.hasDotSegment(request.getRequestURI())) {
             // The route swaps its prefix for the upstream's base path; "/api/../admin" would leave it.
             return ProxyError.DOT_SEGMENT;
-        }
-        return null;
-    }
-
-    /**
-     * RFC 9112 §6.1: only chunked framing is understood, as the one and final coding of the one
-     * Transfer-Encoding field; Content-Length beside it is a smuggling vector.
-     */
-    private static ProxyError transferEncodingRefusal(HttpRequestPacket request) {
-        MimeHeaders headers = request.getHeaders();
-        DataChunk transferEncoding = null;
-        for (int i = 0; i < headers.size(); i++) {
-            DataChunk name = headers.getName(i);
-            if (name.getLength() == 17 && name.equalsIgnoreCase("transfer-encoding")) {
-                if (transferEncoding != null) {
-                    return ProxyError.UNSUPPORTED_TRANSFER_ENCODING;
-                }
-                transferEncoding = headers.getValue(i);
-            }
-        }
-        if (transferEncoding == null) {
-            return null;
-        }
-        if (!request.isChunked() || !transferEncoding.toString().trim().equalsIgnoreCase("chunked")) {
-            return ProxyError.UNSUPPORTED_TRANSFER_ENCODING;
-        }
-        if (headers.getValue("content-length") != null
-                || request.getAttribute(ClientCodecFilter.BOTH_LENGTHS_ATTRIBUTE) != null) {
-            return ProxyError.AMBIGUOUS_LENGTH;
         }
         return null;
     }

@@ -1,6 +1,9 @@
 package io.kodiak.http;
 
 import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.Grizzly;
+import org.glassfish.grizzly.attributes.Attribute;
 
 /**
  * A strict lexer for one message head (request line or status line, then field lines) or for a
@@ -34,6 +37,12 @@ public final class HeadScanner {
         REASON,
         /** LF (FIELD_START). */
         LINE_CR,
+        /** After a 100 status line's CR: LF (CONTINUE_EMPTY_CR). */
+        CONTINUE_LF,
+        /** CR (CONTINUE_EMPTY_LF): a 100 Continue carries no fields. */
+        CONTINUE_EMPTY_CR,
+        /** LF: the final response's status line follows, scanned as part of the same head (STATUS_VERSION). */
+        CONTINUE_EMPTY_LF,
         /** tchar (NAME), CR (END_CR), LF (DONE). */
         FIELD_START,
         /** tchar (stay), ':' (VALUE). */
@@ -49,12 +58,17 @@ public final class HeadScanner {
     }
 
     private static final byte[] HTTP_SLASH = {'H', 'T', 'T', 'P', '/'};
+    /** One scanner per connection: a connection parses one head at a time, and is either a client's or an upstream's. */
+    private static final Attribute<HeadScanner> SCANNER =
+            Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(HeadScanner.class.getName());
 
     private final Start start;
     private final Violation bareLf;
     private State state;
     /** Bytes matched so far in the element being scanned (method, target, version, status code). */
     private int count;
+    /** The status code of a status line, as its digits arrive. */
+    private int status;
     /** Where {@link #scanArrived} resumes in a head that accumulates in one buffer. */
     private int resumeAt = -1;
 
@@ -62,6 +76,16 @@ public final class HeadScanner {
         this.start = start;
         this.bareLf = start == Start.TRAILER_SECTION ? Violation.BARE_LF : null;
         reset();
+    }
+
+    /** The connection's scanner, made on first use for heads that begin with {@code start}. */
+    public static HeadScanner of(Connection<?> connection, Start start) {
+        HeadScanner scanner = SCANNER.get(connection);
+        if (scanner == null) {
+            scanner = new HeadScanner(start);
+            SCANNER.set(connection, scanner);
+        }
+        return scanner;
     }
 
     /** Ready for a new head. */
@@ -72,6 +96,7 @@ public final class HeadScanner {
             case TRAILER_SECTION -> State.FIELD_START;
         };
         count = 0;
+        status = 0;
         resumeAt = -1;
     }
 
@@ -82,16 +107,28 @@ public final class HeadScanner {
     /**
      * For a head that accumulates in one buffer until it is complete (as Grizzly keeps the bytes
      * it has not parsed yet and appends the next read): scans what arrived since the last call, up
-     * to {@code limit}. A head that ended earlier is taken as finished, and a new one starts at
-     * the buffer's position.
+     * to {@code maxHeadEnd} at most (past it, the parser's "too large" is the answer). A head that
+     * ended earlier is taken as finished, and a new one starts at the buffer's position.
      */
-    public void scanArrived(Buffer buffer, int limit) {
+    public void scanArrived(Buffer buffer, int maxHeadEnd) {
+        int limit = Math.min(buffer.limit(), maxHeadEnd);
         if (state == State.DONE || resumeAt < 0) {
             reset();
             resumeAt = buffer.position();
         }
         int end = scan(buffer, resumeAt, limit);
         resumeAt = end < 0 ? Math.max(resumeAt, limit) : end;
+    }
+
+    /**
+     * Called when Grizzly's parser found the end of the head: the scanner must have found it too.
+     * Both accept only CRLF or LF line ends and no bare CR, so they agree; should they ever not,
+     * the message is refused rather than framed two ways.
+     */
+    public void confirmEnd() {
+        if (state != State.DONE) {
+            throw violation(Violation.HEAD_END_DISAGREEMENT);
+        }
     }
 
     /**
@@ -154,18 +191,36 @@ public final class HeadScanner {
             case STATUS_CODE -> {
                 if (count < 3 && ByteClass.isDigit(b)) {
                     count++;
+                    status = status * 10 + b - '0';
                 } else if (count < 3) {
                     throw violation(Violation.STATUS_LINE_SYNTAX);
                 } else if (b == ' ') {
                     next(State.REASON);
                 } else {
-                    lineEnd(b, Violation.STATUS_LINE_SYNTAX);
+                    statusLineEnd(b);
                 }
             }
             case REASON -> {
                 if (!(ByteClass.isVisible(b) || b == ' ' || b == '\t')) {
-                    lineEnd(b, Violation.STATUS_LINE_SYNTAX);
+                    statusLineEnd(b);
                 }
+            }
+            case CONTINUE_LF, CONTINUE_EMPTY_LF -> {
+                if (b != '\n') {
+                    throw violation(Violation.CONTINUE_NOT_BARE);
+                }
+                if (state == State.CONTINUE_LF) {
+                    next(State.CONTINUE_EMPTY_CR);
+                } else {
+                    status = 0;
+                    next(State.STATUS_VERSION);
+                }
+            }
+            case CONTINUE_EMPTY_CR -> {
+                if (b != '\r') {
+                    throw violation(Violation.CONTINUE_NOT_BARE);
+                }
+                next(State.CONTINUE_EMPTY_LF);
             }
             case LINE_CR, VALUE_CR -> {
                 if (b != '\n') {
@@ -230,6 +285,21 @@ public final class HeadScanner {
             throw violation(otherwise);
         }
         count++;
+    }
+
+    /**
+     * The end of a status line. A 100 Continue is read by Grizzly's client parser as part of the
+     * final response's head, assuming a bare CRLF after its status line and skipping two bytes:
+     * so it must be exactly that, and the scan goes on to the final response's status line.
+     */
+    private void statusLineEnd(int b) {
+        if (status != 100) {
+            lineEnd(b, Violation.STATUS_LINE_SYNTAX);
+        } else if (b == '\r') {
+            next(State.CONTINUE_LF);
+        } else {
+            throw violation(Violation.CONTINUE_NOT_BARE);
+        }
     }
 
     /** The end of a start line: CR, or LF alone. */

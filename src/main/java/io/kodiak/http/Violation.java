@@ -9,6 +9,8 @@ package io.kodiak.http;
 public enum Violation {
     /** RFC 9112 §2.2: a bare CR (not followed by LF) anywhere in the head. */
     BARE_CR("bare CR in the message head"),
+    /** A head whose end Kodiak's scanner and Grizzly's parser would place differently (never seen; refused rather than framed two ways). */
+    HEAD_END_DISAGREEMENT("message head delimited differently by two parsers"),
     /** RFC 9112 §3: method = token. */
     METHOD_NOT_TOKEN("request method that is not a token"),
     /** RFC 9112 §3: request-line = method SP request-target SP HTTP-version (one SP each). */
@@ -23,6 +25,8 @@ public enum Violation {
     VERSION_NOT_SUPPORTED("HTTP version not supported"),
     /** RFC 9112 §4: status-line = HTTP-version SP 3DIGIT SP [ reason-phrase ]. */
     STATUS_LINE_SYNTAX("malformed status line"),
+    /** A 100 Continue other than its status line and CRLF: Grizzly's client parser reads only that form, skipping two bytes after it. */
+    CONTINUE_NOT_BARE("100 Continue with header fields or without CRLF line ends"),
     /** RFC 9110 §5.1, RFC 9112 §5.1: field-name = token, no whitespace before the colon. */
     FIELD_NAME_NOT_TOKEN("header field name that is not a token, or whitespace before the colon"),
     /** RFC 9112 §5: a field line without a colon. */
@@ -39,6 +43,10 @@ public enum Violation {
     HOST_REPEATED("more than one Host header field"),
     /** RFC 9112 §3.2, RFC 3986 §3.2.2: Host = uri-host [ ":" port ]. */
     HOST_INVALID("Host header that is not a valid uri-host[:port]"),
+    /** RFC 9112 §6.1: chunked is the only transfer coding decoded, as one field of an HTTP/1.1 message. */
+    TRANSFER_CODING_UNSUPPORTED("Transfer-Encoding other than one chunked field on HTTP/1.1"),
+    /** RFC 9112 §6.1: Content-Length beside Transfer-Encoding (a smuggling vector). */
+    CONTENT_LENGTH_WITH_TRANSFER_ENCODING("both Content-Length and Transfer-Encoding"),
     /** RFC 9110 §8.6: Content-Length = 1*DIGIT (one value). */
     CONTENT_LENGTH_INVALID("Content-Length that is not one decimal number"),
     /** RFC 9112 §7.1: chunk-size = 1*HEXDIG, optionally followed by extensions, then CRLF. */

@@ -1,6 +1,7 @@
 package io.kodiak.upstream;
 
 import io.kodiak.http.FieldSyntax;
+import io.kodiak.http.Framing;
 import io.kodiak.http.HeadScanner;
 import io.kodiak.http.HttpViolationException;
 import io.kodiak.http.StrictChunkedEncoding;
@@ -16,7 +17,6 @@ import org.glassfish.grizzly.http.HttpPacketParsing;
 import org.glassfish.grizzly.http.HttpRequestPacket;
 import org.glassfish.grizzly.http.HttpResponsePacket;
 import org.glassfish.grizzly.http.Protocol;
-import org.glassfish.grizzly.http.util.DataChunk;
 import org.glassfish.grizzly.http.util.MimeHeaders;
 
 import java.util.Queue;
@@ -51,9 +51,6 @@ final class UpstreamCodecFilter extends HttpClientFilter {
     private static final Attribute<Queue<HttpRequestPacket>> REQUESTS_AWAITING_RESPONSE =
             Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute("HttpClientFilter.httpRequest");
 
-    private static final Attribute<HeadScanner> SCANNER =
-            Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(UpstreamCodecFilter.class.getName() + ".scanner");
-
     UpstreamCodecFilter(int maxHeadersSize) {
         super(maxHeadersSize);
         StrictChunkedEncoding.install(this, maxHeadersSize);
@@ -63,13 +60,13 @@ final class UpstreamCodecFilter extends HttpClientFilter {
     /** The strict scan of what arrived comes first; Grizzly parses only bytes it accepted. */
     @Override
     protected boolean decodeHttpPacket(FilterChainContext ctx, HttpPacketParsing message, Buffer input) {
-        HeadScanner scanner = SCANNER.get(ctx.getConnection());
-        if (scanner == null) {
-            scanner = new HeadScanner(HeadScanner.Start.STATUS_LINE);
-            SCANNER.set(ctx.getConnection(), scanner);
+        HeadScanner scanner = HeadScanner.of(ctx.getConnection(), HeadScanner.Start.STATUS_LINE);
+        scanner.scanArrived(input, message.getHeaderParsingState().packetLimit);
+        boolean parsed = super.decodeHttpPacket(ctx, message, input);
+        if (parsed) {
+            scanner.confirmEnd();
         }
-        scanner.scanArrived(input, Math.min(input.limit(), message.getHeaderParsingState().packetLimit));
-        return super.decodeHttpPacket(ctx, message, input);
+        return parsed;
     }
 
     @Override
@@ -126,46 +123,10 @@ final class UpstreamCodecFilter extends HttpClientFilter {
         if (status == 101) {
             return "101 Switching Protocols to a request that asked for no upgrade";
         }
-        String framing = transferEncodingProblem(response, parsing.contentLengthHeadersCount > 0);
-        if (framing != null) {
-            return framing;
-        }
+        Framing.checkTransferEncoding(response, parsing.contentLengthHeadersCount > 0);
         if ((status == 204 || status == 205) && (response.isChunked() || response.getContentLength() > 0)) {
             // Grizzly reads no body after these; one that follows would be read as the next response.
             return "a body announced on a " + status + " response";
-        }
-        return null;
-    }
-
-    /**
-     * RFC 9112 §6.1 and §6.3: the only transfer coding Kodiak decodes is chunked, as the single
-     * coding of a single field; a response that also carries Content-Length, or any other coding
-     * (which would leave the body delimited by the close, still encoded), cannot be relayed as sent.
-     */
-    private static String transferEncodingProblem(HttpResponsePacket response, boolean contentLengthBeforeIt) {
-        MimeHeaders headers = response.getHeaders();
-        int fields = 0;
-        boolean chunkedOnly = false;
-        // Grizzly counts a Content-Length before the chunked field and then drops it from the
-        // fields; one after it stays among the fields but is not counted.
-        boolean hasContentLength = contentLengthBeforeIt;
-        for (int i = 0; i < headers.size(); i++) {
-            DataChunk name = headers.getName(i);
-            if (name.getLength() == 17 && name.equalsIgnoreCase("transfer-encoding")) {
-                fields++;
-                chunkedOnly = headers.getValue(i).equalsIgnoreCase("chunked");
-            } else if (name.getLength() == 14 && name.equalsIgnoreCase("content-length")) {
-                hasContentLength = true;
-            }
-        }
-        if (fields == 0) {
-            return null;
-        }
-        if (fields > 1 || !chunkedOnly || response.getProtocol() == Protocol.HTTP_1_0) {
-            return "a Transfer-Encoding other than one chunked field on HTTP/1.1";
-        }
-        if (hasContentLength) {
-            return "both Content-Length and Transfer-Encoding";
         }
         return null;
     }

@@ -156,6 +156,29 @@ class ResponseFramingTest {
         assertEquals(2, upstream.connections());
     }
 
+    /**
+     * Grizzly reads an unsolicited 100 Continue and the final response as one head: the final
+     * response's fields pass the same checks, and the 100 must be the bare form Grizzly reads.
+     */
+    @Test
+    void aContinueAheadOfTheFinalResponseIsSkippedAndTheFinalResponseChecked() throws Exception {
+        start("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+        try (RawHttp raw = new RawHttp(proxy.port())) {
+            assertEquals("ok", raw.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read().bodyText());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nX-Cr: a\rSet-Cookie: injected=1\r\nContent-Length: 2\r\n\r\nok",
+            "HTTP/1.1 100 Continue\r\nX-A: 1\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+            "HTTP/1.1 100 Continue\n\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+    })
+    void aFinalResponseBehindAContinueIsCheckedToo(String response) throws Exception {
+        start(response);
+        assertAnswered502ThenNextServedOnANewConnection();
+    }
+
     @Test
     void aNotModifiedWithTheLengthItWouldHaveHadCarriesNoBody() throws Exception {
         start("HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\nETag: \"x\"\r\n\r\n");

@@ -78,6 +78,9 @@ class HeadScannerTest {
             "HTTP/1.1 2000 OK\\r\\n\\r\\n#STATUS_LINE_SYNTAX",
             "HTTP/1.1  200 OK\\r\\n\\r\\n#STATUS_LINE_SYNTAX",
             "HTTP/1.1 200 OK\\r\\nSet-Cookie: a\\rSet-Cookie: b\\r\\n\\r\\n#FIELD_VALUE_CHARACTER",
+            "HTTP/1.1 100 Continue\\r\\n\\r\\nHTTP/1.1 200 OK\\r\\nX: a\\rb\\r\\n\\r\\n#FIELD_VALUE_CHARACTER",
+            "HTTP/1.1 100 Continue\\r\\nX: 1\\r\\n\\r\\nHTTP/1.1 200 OK\\r\\n\\r\\n#CONTINUE_NOT_BARE",
+            "HTTP/1.1 100 Continue\\n\\nHTTP/1.1 200 OK\\r\\n\\r\\n#CONTINUE_NOT_BARE",
     })
     void responseHeadViolationsAreFoundWhereverTheHeadIsSplit(String head, Violation violation) {
         assertViolationAtEverySplit(HeadScanner.Start.STATUS_LINE, Escapes.unescape(head), violation);
