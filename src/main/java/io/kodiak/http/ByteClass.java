@@ -5,6 +5,7 @@ final class ByteClass {
     private static final boolean[] TCHAR = new boolean[256];
     private static final boolean[] FIELD_VCHAR = new boolean[256];
     private static final boolean[] TARGET = new boolean[256];
+    private static final boolean[] FIELD_VALUE = new boolean[256];
 
     static {
         for (int c = '0'; c <= '9'; c++) {
@@ -26,6 +27,9 @@ final class ByteClass {
             // is never part of a request target (RFC 9112 §3.2).
             TARGET[c] = c < 0x7f && c != '#';
         }
+        for (int c = 0; c < 256; c++) {
+            FIELD_VALUE[c] = FIELD_VCHAR[c] || c == ' ' || c == '\t';
+        }
     }
 
     private ByteClass() {
@@ -36,9 +40,9 @@ final class ByteClass {
         return TCHAR[b];
     }
 
-    /** VCHAR or obs-text: visible, not whitespace, not a control byte. */
-    static boolean isVisible(int b) {
-        return FIELD_VCHAR[b];
+    /** A byte a field value or a reason phrase may hold: VCHAR, obs-text, SP, HTAB. */
+    static boolean isFieldValueByte(int b) {
+        return FIELD_VALUE[b];
     }
 
     /** A byte a request target may hold: visible US-ASCII but '#'. */

@@ -154,7 +154,7 @@ public final class ChunkedDecoder {
             case EXTENSION -> {
                 if (b == '\r') {
                     state = State.SIZE_CR;
-                } else if (!(ByteClass.isVisible(b) || b == ' ' || b == '\t')) {
+                } else if (!ByteClass.isFieldValueByte(b)) {
                     throw fail(b == '\n' ? Violation.BARE_LF : Violation.CHUNK_SIZE_SYNTAX);
                 }
             }

@@ -136,10 +136,53 @@ public final class HeadScanner {
      * LF when the head ends there, or -1 when every byte was accepted and more are needed.
      */
     public int scan(Buffer buffer, int from, int to) {
+        if (buffer.hasArray()) {
+            return scan(buffer.array(), buffer.arrayOffset(), from, to);
+        }
         for (int i = from; i < to; i++) {
             if (step(buffer.get(i) & 0xff)) {
                 return i + 1;
             }
+        }
+        return -1;
+    }
+
+    /**
+     * As {@link #scan(Buffer, int, int)} over a heap buffer's array (indexes relative to
+     * {@code base}). Runs of ordinary bytes, which make up most of a head (a value, a name, the
+     * target), are taken by a table lookup each without going through the state switch.
+     */
+    private int scan(byte[] array, int base, int from, int to) {
+        int i = from;
+        while (i < to) {
+            int b = array[base + i] & 0xff;
+            if (state == State.VALUE || state == State.REASON) {
+                while (ByteClass.isFieldValueByte(b)) {
+                    if (++i == to) {
+                        return -1;
+                    }
+                    b = array[base + i] & 0xff;
+                }
+            } else if (state == State.NAME) {
+                while (ByteClass.isTchar(b)) {
+                    if (++i == to) {
+                        return -1;
+                    }
+                    b = array[base + i] & 0xff;
+                }
+            } else if (state == State.TARGET) {
+                while (ByteClass.isTargetChar(b)) {
+                    count++;
+                    if (++i == to) {
+                        return -1;
+                    }
+                    b = array[base + i] & 0xff;
+                }
+            }
+            if (step(b)) {
+                return i + 1;
+            }
+            i++;
         }
         return -1;
     }
@@ -201,7 +244,7 @@ public final class HeadScanner {
                 }
             }
             case REASON -> {
-                if (!(ByteClass.isVisible(b) || b == ' ' || b == '\t')) {
+                if (!ByteClass.isFieldValueByte(b)) {
                     statusLineEnd(b);
                 }
             }
@@ -256,7 +299,7 @@ public final class HeadScanner {
                 }
             }
             case VALUE -> {
-                if (!(ByteClass.isVisible(b) || b == ' ' || b == '\t')) {
+                if (!ByteClass.isFieldValueByte(b)) {
                     if (b == '\r') {
                         next(State.VALUE_CR);
                     } else if (b == '\n' && bareLf == null) {
