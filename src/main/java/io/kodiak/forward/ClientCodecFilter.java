@@ -5,6 +5,7 @@ import io.kodiak.http.Framing;
 import io.kodiak.http.HeadScanner;
 import io.kodiak.http.HttpViolationException;
 import io.kodiak.http.RequestChecks;
+import io.kodiak.http.ScannedHeads;
 import io.kodiak.http.StrictChunkedEncoding;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
@@ -70,12 +71,13 @@ public final class ClientCodecFilter extends HttpServerFilter {
     }
 
     /**
-     * Bytes read together with a request that was refused (and its connection closed) are not
-     * parsed as further requests: nothing after a refusal is answered, forwarded or counted.
+     * Bytes read after a request that was refused (its connection closing once the answer is out,
+     * which takes as long as the client takes to read it) are not parsed as further requests:
+     * nothing after a refusal is answered, forwarded or counted.
      */
     @Override
     public NextAction handleRead(FilterChainContext ctx) throws IOException {
-        if (!ctx.getConnection().isOpen()) {
+        if (ClientConnection.isClosing(ctx.getConnection())) {
             return ctx.getStopAction();
         }
         return super.handleRead(ctx);
@@ -84,13 +86,7 @@ public final class ClientCodecFilter extends HttpServerFilter {
     /** The strict scan of what arrived comes first; Grizzly parses only bytes it accepted. */
     @Override
     protected boolean decodeHttpPacket(FilterChainContext ctx, HttpPacketParsing message, Buffer input) {
-        HeadScanner scanner = HeadScanner.of(ctx.getConnection(), HeadScanner.Start.REQUEST_LINE);
-        scanner.scanArrived(input, message.getHeaderParsingState().packetLimit);
-        boolean parsed = super.decodeHttpPacket(ctx, message, input);
-        if (parsed) {
-            scanner.confirmEnd();
-        }
-        return parsed;
+        return ScannedHeads.parse(ctx, message, input, HeadScanner.Start.REQUEST_LINE, super::decodeHttpPacket);
     }
 
     @Override
@@ -103,12 +99,12 @@ public final class ClientCodecFilter extends HttpServerFilter {
     protected boolean onHttpHeaderParsed(HttpHeader header, Buffer buffer, FilterChainContext ctx) {
         HttpRequestPacket request = (HttpRequestPacket) header;
         RequestChecks.checkHostFields(request);
+        Framing.checkTransferEncoding(request, ((HttpPacketParsing) header).getHeaderParsingState().contentLengthHeadersCount > 0);
         boolean error = super.onHttpHeaderParsed(header, buffer, ctx);
         if (error) {
             return true;
         }
         RequestChecks.checkEffectiveHost(request);
-        Framing.checkTransferEncoding(request, ((HttpPacketParsing) header).getHeaderParsingState().contentLengthHeadersCount > 0);
         if (FieldSyntax.hasCloseOption(header.getHeaders())) {
             header.getProcessingState().setKeepAlive(false);
         }
@@ -118,6 +114,9 @@ public final class ClientCodecFilter extends HttpServerFilter {
     @Override
     protected void onHttpHeaderError(HttpHeader header, FilterChainContext ctx, Throwable error) {
         HttpRequestPacket request = (HttpRequestPacket) header;
+        // Grizzly keeps this request as the connection's request in process: marked broken, it
+        // takes no further bytes while its answer waits behind an exchange still running.
+        header.setContentBroken(true);
         HttpResponsePacket response = request.getResponse();
         ProxyError answer = classify(error, request, ctx.getMessage());
         String detail = error instanceof HttpViolationException violation ? violation.violation().text() : null;

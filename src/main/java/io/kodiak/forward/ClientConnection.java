@@ -21,6 +21,8 @@ final class ClientConnection {
     private final Connection<?> connection;
     private Exchange current;
     private Buffer deferredRefusal;
+    /** Kodiak answered in its own name and closes the connection once that answer is out. */
+    private volatile boolean closing;
     private HttpHeader lastFinishedRequest;
     private FilterChainContext heldRequest;
     private HttpRequestPacket finishedRequest;
@@ -41,6 +43,22 @@ final class ClientConnection {
 
     static ClientConnection peek(Connection<?> connection) {
         return ATTR.get(connection);
+    }
+
+    /**
+     * True once the connection is closed or closing after Kodiak's own answer: what arrives now
+     * is no request. A graceful close leaves the connection open until its last write is out,
+     * which takes as long as the client takes to read it.
+     */
+    static boolean isClosing(Connection<?> connection) {
+        ClientConnection state = ATTR.get(connection);
+        return !connection.isOpen() || (state != null && state.closing);
+    }
+
+    /** Closes the connection once what was written is out; nothing read from now on is handled. */
+    void closeAfterAnswer() {
+        closing = true;
+        connection.closeSilently();
     }
 
     synchronized Exchange current() {
@@ -101,6 +119,11 @@ final class ClientConnection {
      */
     void refuse(Buffer answer) {
         synchronized (this) {
+            if (closing) {
+                // Already answered in Kodiak's name; this connection gets no second answer.
+                return;
+            }
+            closing = true;
             if (current != null) {
                 deferredRefusal = answer;
                 return;
@@ -111,7 +134,7 @@ final class ClientConnection {
 
     private void writeAndClose(Buffer answer) {
         connection.write(answer);
-        connection.closeSilently();
+        closeAfterAnswer();
     }
 
     /**

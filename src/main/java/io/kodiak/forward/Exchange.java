@@ -364,12 +364,12 @@ final class Exchange implements ResponseListener {
         if (answer) {
             LocalResponse.send(clientCtx, request.getResponse(), error);
         } else {
-            clientConnection.closeSilently();
+            client.closeAfterAnswer();
         }
         endClientSide(ending.heldClient, answer, false, null);
         if (answer && error.closeClient) {
             // The answer said Connection: close; don't wait for a body that may never come.
-            clientConnection.closeSilently();
+            client.closeAfterAnswer();
         }
     }
 

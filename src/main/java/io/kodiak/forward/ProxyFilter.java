@@ -51,7 +51,7 @@ public final class ProxyFilter extends BaseFilter {
                 return suspend;
             }
         }
-        if (!connection.isOpen()) {
+        if (ClientConnection.isClosing(connection)) {
             content.recycle();
             return ctx.getStopAction();
         }
@@ -76,7 +76,7 @@ public final class ProxyFilter extends BaseFilter {
             ctx.notifyDownstream(HttpServerFilter.RESPONSE_COMPLETE_EVENT);
             if (refusal.closeClient) {
                 // The answer said Connection: close; don't wait for a body that may never come.
-                connection.closeSilently();
+                client.closeAfterAnswer();
             }
             client.finish(null, request);
             return ctx.getStopAction();

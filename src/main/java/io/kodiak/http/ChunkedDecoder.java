@@ -96,7 +96,13 @@ public final class ChunkedDecoder {
                 return available;
             }
             if (state == State.TRAILER) {
-                int end = trailer.scan(buffer, position, limit);
+                int end;
+                try {
+                    end = trailer.scan(buffer, position, limit);
+                } catch (HttpViolationException broken) {
+                    state = State.DONE;
+                    throw broken;
+                }
                 int scanned = (end < 0 ? limit : end) - position;
                 trailerLength += scanned;
                 if (trailerLength > maxTrailerSize) {

@@ -16,7 +16,8 @@ public final class Framing {
      * delimited by the close and still encoded; HTTP/1.0 has no transfer codings), and
      * Content-Length beside it is a smuggling vector. {@code contentLengthCounted}: Grizzly's
      * parsing state counted a Content-Length field, which it then drops from the fields when a
-     * chunked Transfer-Encoding follows it.
+     * chunked Transfer-Encoding follows it. Called before the codec decides from the head whether
+     * a body follows.
      */
     public static void checkTransferEncoding(HttpHeader message, boolean contentLengthCounted) {
         MimeHeaders headers = message.getHeaders();
@@ -35,12 +36,15 @@ public final class Framing {
         if (fields == 0) {
             return;
         }
-        if (fields > 1 || !chunked || !message.isChunked() || message.getProtocol() != Protocol.HTTP_1_1) {
+        if (fields > 1 || !chunked || message.getProtocol() != Protocol.HTTP_1_1) {
             throw new HttpViolationException(Violation.TRANSFER_CODING_UNSUPPORTED);
         }
         if (contentLength) {
             throw new HttpViolationException(Violation.CONTENT_LENGTH_WITH_TRANSFER_ENCODING);
         }
+        // One source of truth: Grizzly matches "chunked" case-sensitively when a head spans
+        // reads, and case-insensitively otherwise. What is accepted here is chunked either way.
+        message.setChunked(true);
     }
 
     /** "chunked", in any case, with optional whitespace around it (a trailing HTAB stays in Grizzly's value). */

@@ -1,9 +1,6 @@
 package io.kodiak.http;
 
 import org.glassfish.grizzly.Buffer;
-import org.glassfish.grizzly.Connection;
-import org.glassfish.grizzly.Grizzly;
-import org.glassfish.grizzly.attributes.Attribute;
 
 /**
  * A strict lexer for one message head (request line or status line, then field lines) or for a
@@ -58,9 +55,6 @@ public final class HeadScanner {
     }
 
     private static final byte[] HTTP_SLASH = {'H', 'T', 'T', 'P', '/'};
-    /** One scanner per connection: a connection parses one head at a time, and is either a client's or an upstream's. */
-    private static final Attribute<HeadScanner> SCANNER =
-            Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(HeadScanner.class.getName());
 
     private final Start start;
     private final Violation bareLf;
@@ -76,16 +70,6 @@ public final class HeadScanner {
         this.start = start;
         this.bareLf = start == Start.TRAILER_SECTION ? Violation.BARE_LF : null;
         reset();
-    }
-
-    /** The connection's scanner, made on first use for heads that begin with {@code start}. */
-    public static HeadScanner of(Connection<?> connection, Start start) {
-        HeadScanner scanner = SCANNER.get(connection);
-        if (scanner == null) {
-            scanner = new HeadScanner(start);
-            SCANNER.set(connection, scanner);
-        }
-        return scanner;
     }
 
     /** Ready for a new head. */
@@ -121,14 +105,23 @@ public final class HeadScanner {
     }
 
     /**
-     * Called when Grizzly's parser found the end of the head: the scanner must have found it too.
-     * Both accept only CRLF or LF line ends and no bare CR, so they agree; should they ever not,
-     * the message is refused rather than framed two ways.
+     * Called when the parser behind this scanner found the end of the head at {@code headEnd}:
+     * the scanner must have found it there too. Both accept only CRLF or LF line ends and no bare
+     * CR, so they agree; where they do not, the message is refused rather than framed two ways.
+     * A scan that stopped at {@code maxHeadEnd} is a head too large (Grizzly's parser may read
+     * one byte past its own limit).
      */
-    public void confirmEnd() {
-        if (state != State.DONE) {
-            throw violation(Violation.HEAD_END_DISAGREEMENT);
+    public void confirmEnd(int headEnd, int maxHeadEnd) {
+        if (state == State.DONE && resumeAt == headEnd) {
+            return;
         }
+        boolean atLimit = state != State.DONE && resumeAt >= maxHeadEnd;
+        throw violation(atLimit ? Violation.HEAD_TOO_LARGE : Violation.HEAD_END_DISAGREEMENT);
+    }
+
+    /** The bytes before the scan's place were dropped from the front of the buffer: indexes move back by {@code dropped}. */
+    public void shift(int dropped) {
+        resumeAt -= dropped;
     }
 
     /**

@@ -9,8 +9,10 @@ package io.kodiak.http;
 public enum Violation {
     /** RFC 9112 §2.2: a bare CR (not followed by LF) anywhere in the head. */
     BARE_CR("bare CR in the message head"),
-    /** A head whose end Kodiak's scanner and Grizzly's parser would place differently (never seen; refused rather than framed two ways). */
+    /** A head whose end Kodiak's scanner and Grizzly's parser would place differently (refused rather than framed two ways). */
     HEAD_END_DISAGREEMENT("message head delimited differently by two parsers"),
+    /** A head that reached max-header-size before its end. */
+    HEAD_TOO_LARGE("message head larger than max-header-size"),
     /** RFC 9112 §3: method = token. */
     METHOD_NOT_TOKEN("request method that is not a token"),
     /** RFC 9112 §3: request-line = method SP request-target SP HTTP-version (one SP each). */
@@ -47,8 +49,6 @@ public enum Violation {
     TRANSFER_CODING_UNSUPPORTED("Transfer-Encoding other than one chunked field on HTTP/1.1"),
     /** RFC 9112 §6.1: Content-Length beside Transfer-Encoding (a smuggling vector). */
     CONTENT_LENGTH_WITH_TRANSFER_ENCODING("both Content-Length and Transfer-Encoding"),
-    /** RFC 9110 §8.6: Content-Length = 1*DIGIT (one value). */
-    CONTENT_LENGTH_INVALID("Content-Length that is not one decimal number"),
     /** RFC 9112 §7.1: chunk-size = 1*HEXDIG, optionally followed by extensions, then CRLF. */
     CHUNK_SIZE_SYNTAX("malformed chunk-size line"),
     /** A chunk size no length can hold. */
@@ -57,8 +57,6 @@ public enum Violation {
     CHUNK_LINE_TOO_LONG("chunk-size line too long"),
     /** RFC 9112 §7.1: chunk-data is exactly chunk-size octets, followed by CRLF. */
     CHUNK_DATA_NOT_TERMINATED("chunk data not followed by CRLF"),
-    /** RFC 9112 §7.1.2: trailer-section = *( field-line CRLF ), bounded like a head. */
-    TRAILER_SYNTAX("malformed trailer section"),
     /** A trailer section over max-header-size. */
     TRAILER_TOO_LARGE("trailer section too large");
 

@@ -4,6 +4,7 @@ import io.kodiak.http.FieldSyntax;
 import io.kodiak.http.Framing;
 import io.kodiak.http.HeadScanner;
 import io.kodiak.http.HttpViolationException;
+import io.kodiak.http.ScannedHeads;
 import io.kodiak.http.StrictChunkedEncoding;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
@@ -54,19 +55,14 @@ final class UpstreamCodecFilter extends HttpClientFilter {
     UpstreamCodecFilter(int maxHeadersSize) {
         super(maxHeadersSize);
         StrictChunkedEncoding.install(this, maxHeadersSize);
+        // Last: it wraps every body decoder registered by then, the strict chunked one included.
         NothingAfterResponse.install(this);
     }
 
     /** The strict scan of what arrived comes first; Grizzly parses only bytes it accepted. */
     @Override
     protected boolean decodeHttpPacket(FilterChainContext ctx, HttpPacketParsing message, Buffer input) {
-        HeadScanner scanner = HeadScanner.of(ctx.getConnection(), HeadScanner.Start.STATUS_LINE);
-        scanner.scanArrived(input, message.getHeaderParsingState().packetLimit);
-        boolean parsed = super.decodeHttpPacket(ctx, message, input);
-        if (parsed) {
-            scanner.confirmEnd();
-        }
-        return parsed;
+        return ScannedHeads.parse(ctx, message, input, HeadScanner.Start.STATUS_LINE, super::decodeHttpPacket);
     }
 
     @Override
@@ -76,8 +72,9 @@ final class UpstreamCodecFilter extends HttpClientFilter {
 
     @Override
     protected boolean onHttpHeaderParsed(HttpHeader header, Buffer buffer, FilterChainContext ctx) {
-        boolean error = super.onHttpHeaderParsed(header, buffer, ctx);
         HttpResponsePacket response = (HttpResponsePacket) header;
+        Framing.checkTransferEncoding(response, ((HttpPacketParsing) response).getHeaderParsingState().contentLengthHeadersCount > 0);
+        boolean error = super.onHttpHeaderParsed(header, buffer, ctx);
         if (response.getRequest() == null) {
             // Bytes on a connection with no request outstanding (an idle pooled one).
             reportInvalid(ctx.getConnection(), "a response to no request");
@@ -123,7 +120,6 @@ final class UpstreamCodecFilter extends HttpClientFilter {
         if (status == 101) {
             return "101 Switching Protocols to a request that asked for no upgrade";
         }
-        Framing.checkTransferEncoding(response, parsing.contentLengthHeadersCount > 0);
         if ((status == 204 || status == 205) && (response.isChunked() || response.getContentLength() > 0)) {
             // Grizzly reads no body after these; one that follows would be read as the next response.
             return "a body announced on a " + status + " response";

@@ -132,6 +132,14 @@ class ChunkedRequestTest {
     }
 
     @Test
+    void aChunkedCodingNamedInAnotherCaseIsChunkedHoweverTheHeadArrives() throws Exception {
+        proxy = RecordedProxy.start();
+        RecordingUpstream.Received received = proxy.assertForwardedByteByByte(
+                "POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: Chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n");
+        assertEquals("hello", received.body());
+    }
+
+    @Test
     void aChunkLineOverTheLimitGets400() throws Exception {
         proxy = RecordedProxy.start();
         proxy.assertRefused(HEAD + "5;" + "a".repeat(5000) + "\r\nhello\r\n0\r\n\r\n", 400, BROKEN);

@@ -120,6 +120,43 @@ class RequestLineAndHostTest {
         assertEquals("/1", received.get(0).target());
     }
 
+    /**
+     * The refusal of a pipelined request waits for the exchange ahead of it; bytes the client
+     * sends meanwhile are not parsed into the refused request, and it is answered once, whole.
+     */
+    @Test
+    void bytesSentWhileARefusalWaitsForTheExchangeAheadAreIgnored() throws Exception {
+        java.util.concurrent.CountDownLatch slowArrived = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        proxy = RecordedProxy.start(r -> {
+            if (r.target().equals("/slow")) {
+                slowArrived.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return RecordingUpstream.ECHO.apply(r);
+        });
+        try (RawHttp raw = new RawHttp(proxy.port())) {
+            raw.send("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertTrue(slowArrived.await(10, java.util.concurrent.TimeUnit.SECONDS));
+            raw.send("GET / HTTP/1.1\r\nHost: a\r\nX: \u0002\r\n\r\n");
+            assertTrue(raw.quietFor(100), "nothing answered while the first exchange runs");
+            raw.send("\u0002GET /x HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertTrue(raw.quietFor(100), "nothing answered while the first exchange runs");
+            release.countDown();
+            assertEquals("ok", raw.read().bodyText());
+            RawHttp.Response refusal = raw.read();
+            assertEquals(400, refusal.status());
+            assertTrue(refusal.bodyText().startsWith("400 malformed request"), refusal.bodyText());
+            assertTrue(raw.closedByPeer());
+        }
+        assertEquals(1, proxy.upstream().received().size(), "only /slow reached the upstream");
+        assertEquals(1L, proxy.errorCounts().getOrDefault("bad_request", 0L), "one refusal, counted once");
+    }
+
     // ----------------------------------------------------------------------- Host
 
     @ParameterizedTest

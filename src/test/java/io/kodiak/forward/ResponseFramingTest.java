@@ -179,6 +179,37 @@ class ResponseFramingTest {
         assertAnswered502ThenNextServedOnANewConnection();
     }
 
+    /**
+     * A 100 Continue split across reads: Grizzly then drops its bytes from the front of the buffer
+     * and stops. The final response behind it is still scanned from its first byte (the control
+     * bytes right after the split are found), and is parsed at once, not after more bytes.
+     */
+    @Test
+    void aContinueSplitAcrossReadsLeavesNoByteOfTheFinalResponseUnscanned() throws Exception {
+        String p = ScriptedUpstream.PAUSE;
+        // 25 bytes: as many as the 100 Continue's head, which is what a scan gone wrong would skip.
+        start("HTTP/1.1 100 Con" + p + "tinue\r\n\r\nHTTP/1.1 200 OK\r\nX: a" + p
+                + "\u0000".repeat(25) + "b\r\nContent-Length: 0\r\n\r\n");
+        assertAnswered502ThenNextServedOnANewConnection();
+    }
+
+    @Test
+    void aFinalResponseBehindAContinueSplitAcrossReadsIsRelayedAtOnce() throws Exception {
+        start("HTTP/1.1 100 Con" + ScriptedUpstream.PAUSE + "tinue\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n");
+        try (RawHttp raw = new RawHttp(proxy.port())) {
+            assertEquals(204, raw.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read().status());
+        }
+    }
+
+    @Test
+    void aChunkedCodingNamedInAnotherCaseIsChunkedHoweverTheHeadArrives() throws Exception {
+        String p = ScriptedUpstream.PAUSE;
+        start("HTTP/1.1 200 OK\r\nTransfer-" + p + "Encoding: Chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n");
+        try (RawHttp raw = new RawHttp(proxy.port())) {
+            assertEquals("ok", raw.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read().bodyText());
+        }
+    }
+
     @Test
     void aNotModifiedWithTheLengthItWouldHaveHadCarriesNoBody() throws Exception {
         start("HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\nETag: \"x\"\r\n\r\n");

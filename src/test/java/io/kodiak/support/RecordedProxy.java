@@ -64,8 +64,13 @@ public final class RecordedProxy implements AutoCloseable {
         return response;
     }
 
+    /** Kodiak's errors so far, by cause. */
+    public java.util.Map<String, Long> errorCounts() {
+        return proxy.kodiak().services().errorCounts();
+    }
+
     private long errors() {
-        return proxy.kodiak().services().errorCounts().values().stream().mapToLong(Long::longValue).sum();
+        return errorCounts().values().stream().mapToLong(Long::longValue).sum();
     }
 
     /** A fresh client gets its answer: the refusal left Kodiak and the upstream side usable. */
