@@ -4,6 +4,7 @@ import io.kodiak.support.RawHttp;
 import io.kodiak.support.RecordedProxy;
 import io.kodiak.support.RecordingUpstream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -32,16 +33,18 @@ class ChunkedRequestTest {
 
     private RecordedProxy proxy;
 
+    @BeforeEach
+    void start() throws IOException {
+        proxy = RecordedProxy.start();
+    }
+
     @AfterEach
     void stop() throws IOException {
-        if (proxy != null) {
-            proxy.close();
-        }
+        proxy.close();
     }
 
     @Test
     void bytesAfterAShortChunkSizeAreNotSmuggledAsASecondRequest() throws Exception {
-        proxy = RecordedProxy.start();
         proxy.assertRefused(HEAD + "3\r\nhello\r\n0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n", 400, BROKEN);
         assertFalse(proxy.upstream().rawBytes().contains("smuggled"), proxy.upstream().rawBytes());
     }
@@ -53,7 +56,6 @@ class ChunkedRequestTest {
      */
     @Test
     void theSmugglingAttemptFailsTheSameWayWhenItArrivesOneByteAtATime() throws Exception {
-        proxy = RecordedProxy.start();
         try (RawHttp raw = new RawHttp(proxy.port())) {
             raw.sendByteByByte(HEAD + "3\r\nhell");
             RawHttp.Response response = raw.read();
@@ -93,13 +95,11 @@ class ChunkedRequestTest {
             "5\r\nhello\r\n0\r\nX-T: \u0000\r\n\r\n",
     })
     void malformedChunkedFramingGets400AndNothingIsForwarded(String body) throws Exception {
-        proxy = RecordedProxy.start();
         proxy.assertRefused(HEAD + body, 400, BROKEN);
     }
 
     @Test
     void extensionsAreAcceptedAndDroppedWhenForwarding() throws Exception {
-        proxy = RecordedProxy.start();
         RecordingUpstream.Received received = proxy.assertForwarded(HEAD
                 + "5;name=value\r\nhello\r\n6 ; a = \"q;x\"\t;b\r\n world\r\n0;last\r\n\r\n");
         assertEquals("hello world", received.body());
@@ -108,7 +108,6 @@ class ChunkedRequestTest {
 
     @Test
     void leadingZerosAndUpperCaseHexAreSizes() throws Exception {
-        proxy = RecordedProxy.start();
         RecordingUpstream.Received received = proxy.assertForwarded(HEAD
                 + "0005\r\nhello\r\n00000000000000000000A\r\n0123456789\r\n0000\r\n\r\n");
         assertEquals("hello0123456789", received.body());
@@ -116,7 +115,6 @@ class ChunkedRequestTest {
 
     @Test
     void trailerFieldsAreAcceptedAndDropped() throws Exception {
-        proxy = RecordedProxy.start();
         RecordingUpstream.Received received = proxy.assertForwarded(HEAD
                 + "5\r\nhello\r\n0\r\nX-Checksum: abc\r\nX-More: \t1\r\n\r\n");
         assertEquals("hello", received.body());
@@ -125,7 +123,6 @@ class ChunkedRequestTest {
 
     @Test
     void aValidBodyArrivingOneByteAtATimeIsForwardedWhole() throws Exception {
-        proxy = RecordedProxy.start();
         RecordingUpstream.Received received = proxy.assertForwardedByteByByte(HEAD
                 + "5;ext=1\r\nhello\r\n1\r\n!\r\n0\r\nX-T: 1\r\n\r\n");
         assertEquals("hello!", received.body());
@@ -133,7 +130,6 @@ class ChunkedRequestTest {
 
     @Test
     void aChunkedCodingNamedInAnotherCaseIsChunkedHoweverTheHeadArrives() throws Exception {
-        proxy = RecordedProxy.start();
         RecordingUpstream.Received received = proxy.assertForwardedByteByByte(
                 "POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: Chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n");
         assertEquals("hello", received.body());
@@ -141,7 +137,6 @@ class ChunkedRequestTest {
 
     @Test
     void aChunkLineOverTheLimitGets400() throws Exception {
-        proxy = RecordedProxy.start();
         proxy.assertRefused(HEAD + "5;" + "a".repeat(5000) + "\r\nhello\r\n0\r\n\r\n", 400, BROKEN);
     }
 
@@ -151,7 +146,6 @@ class ChunkedRequestTest {
      */
     @Test
     void aMebibyteChunkLineEndsTheConnectionAndTheNextClientIsServed() throws Exception {
-        proxy = RecordedProxy.start();
         try (Socket socket = new Socket("127.0.0.1", proxy.port())) {
             socket.setSoTimeout(20_000);
             OutputStream out = socket.getOutputStream();
@@ -176,7 +170,6 @@ class ChunkedRequestTest {
 
     @Test
     void aPipelinedRequestAfterAValidChunkedBodyIsItsOwnRequest() throws Exception {
-        proxy = RecordedProxy.start();
         try (RawHttp raw = new RawHttp(proxy.port())) {
             raw.send(HEAD + "5\r\nhello\r\n0\r\n\r\nGET /second HTTP/1.1\r\nHost: a\r\n\r\n");
             assertEquals("hello", raw.read().bodyText());

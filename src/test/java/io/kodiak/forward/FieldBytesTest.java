@@ -74,22 +74,15 @@ class FieldBytesTest {
         proxy.assertRefused("GET / HTTP/1.1\r\nHost: a\r\n" + field + "\r\n\r\n", 400, "malformed header field name");
     }
 
-    @Test
-    void obsoleteLineFoldingGets400() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "GET / HTTP/1.1\r\nHost: a\r\nX-Fold: a\r\n b\r\n\r\n",  // obsolete line folding
+            "GET / HTTP/1.1\r\n Host: a\r\n\r\n",                     // whitespace before the first field
+            "GET / HTTP/1.1\r\nHost: a\r\n\r\r\n",                    // a bare CR ahead of the empty line
+    })
+    void malformedFieldLinesGet400(String request) throws Exception {
         proxy = RecordedProxy.start();
-        proxy.assertRefused("GET / HTTP/1.1\r\nHost: a\r\nX-Fold: a\r\n b\r\n\r\n", 400, "malformed request");
-    }
-
-    @Test
-    void whitespaceBeforeTheFirstFieldGets400() throws Exception {
-        proxy = RecordedProxy.start();
-        proxy.assertRefused("GET / HTTP/1.1\r\n Host: a\r\n\r\n", 400, "malformed request");
-    }
-
-    @Test
-    void aBareCrBetweenFieldLinesGets400() throws Exception {
-        proxy = RecordedProxy.start();
-        proxy.assertRefused("GET / HTTP/1.1\r\nHost: a\r\n\r\r\n", 400, "malformed request");
+        proxy.assertRefused(request, 400, "malformed request");
     }
 
     @Test
