@@ -13,8 +13,10 @@ import org.glassfish.grizzly.Buffer;
  * <li>chunk-size is 1*HEXDIG: leading zeros are accepted, whitespace before the size is not,
  *     whitespace after it only before an extension (BWS ";");</li>
  * <li>chunk extensions are accepted and dropped (RFC 9112 §7.1.1: a recipient MUST ignore the
- *     ones it does not understand; Kodiak re-frames the body, so none is forwarded). Their bytes
- *     must be visible characters, SP or HTAB, and the whole chunk-size line is at most
+ *     ones it does not understand; Kodiak re-frames the body, so none is forwarded). They must
+ *     follow the grammar exactly ({@code *( BWS ";" BWS name [ BWS "=" BWS ( token /
+ *     quoted-string ) ] )}): a parser that reads a quoted string differently, or skips to the next
+ *     LF, would end the line elsewhere. The whole chunk-size line is at most
  *     {@link #MAX_CHUNK_LINE} bytes;</li>
  * <li>the trailer section is checked with the field-line rules of a head, CRLF only, at most
  *     {@code maxTrailerSize} bytes, and dropped.</li>
@@ -30,25 +32,48 @@ public final class ChunkedDecoder {
     /** Where the decoder stands in the body; each comment names the bytes accepted and the state they lead to. */
     private enum State {
         /** HEXDIG (SIZE). */
-        SIZE_START,
-        /** HEXDIG (stay), SP or HTAB (SIZE_BWS), ';' (EXTENSION), CR (SIZE_CR). */
-        SIZE,
-        /** SP or HTAB (stay), ';' (EXTENSION). */
-        SIZE_BWS,
-        /** VCHAR, obs-text, SP, HTAB (stay), CR (SIZE_CR). */
-        EXTENSION,
+        SIZE_START(true),
+        /** HEXDIG (stay), SP or HTAB (SIZE_BWS), ';' (EXT_NAME_START), CR (SIZE_CR). */
+        SIZE(true),
+        /** SP or HTAB (stay), ';' (EXT_NAME_START). */
+        SIZE_BWS(true),
+        /** SP or HTAB (stay), tchar (EXT_NAME). */
+        EXT_NAME_START(true),
+        /** tchar (stay), SP or HTAB (EXT_AFTER_NAME), '=' (EXT_VALUE_START), ';' (EXT_NAME_START), CR (SIZE_CR). */
+        EXT_NAME(true),
+        /** SP or HTAB (stay), '=' (EXT_VALUE_START), ';' (EXT_NAME_START). */
+        EXT_AFTER_NAME(true),
+        /** SP or HTAB (stay), DQUOTE (EXT_QUOTED), tchar (EXT_TOKEN). */
+        EXT_VALUE_START(true),
+        /** tchar (stay), SP or HTAB (EXT_AFTER_VALUE), ';' (EXT_NAME_START), CR (SIZE_CR). */
+        EXT_TOKEN(true),
+        /** qdtext (stay), backslash (EXT_QUOTED_PAIR), DQUOTE (EXT_QUOTE_END). */
+        EXT_QUOTED(true),
+        /** HTAB, SP, VCHAR, obs-text (EXT_QUOTED). */
+        EXT_QUOTED_PAIR(true),
+        /** SP or HTAB (EXT_AFTER_VALUE), ';' (EXT_NAME_START), CR (SIZE_CR). */
+        EXT_QUOTE_END(true),
+        /** SP or HTAB (stay), ';' (EXT_NAME_START). */
+        EXT_AFTER_VALUE(true),
         /** LF: DATA, or TRAILER after the last chunk (size 0). */
-        SIZE_CR,
+        SIZE_CR(true),
         /** chunk-size octets, whatever they are (DATA_CR once all are taken). */
-        DATA,
+        DATA(false),
         /** CR (DATA_LF). */
-        DATA_CR,
+        DATA_CR(false),
         /** LF (SIZE_START). */
-        DATA_LF,
+        DATA_LF(false),
         /** Field lines, then CRLF (DONE); see {@link HeadScanner}. */
-        TRAILER,
+        TRAILER(false),
         /** The body ended. */
-        DONE
+        DONE(false);
+
+        /** A state within the chunk-size line, whose length is bounded. */
+        private final boolean sizeLine;
+
+        State(boolean sizeLine) {
+            this.sizeLine = sizeLine;
+        }
     }
 
     private final int maxTrailerSize;
@@ -124,12 +149,10 @@ public final class ChunkedDecoder {
 
     /** One framing byte outside chunk data and the trailer. */
     private void step(int b) {
-        if (state == State.SIZE_START || state == State.SIZE || state == State.SIZE_BWS
-                || state == State.EXTENSION || state == State.SIZE_CR) {
-            if (++lineLength > MAX_CHUNK_LINE) {
-                throw fail(Violation.CHUNK_LINE_TOO_LONG);
-            }
+        if (state.sizeLine && ++lineLength > MAX_CHUNK_LINE) {
+            throw fail(Violation.CHUNK_LINE_TOO_LONG);
         }
+        boolean whitespace = b == ' ' || b == '\t';
         switch (state) {
             case SIZE_START -> {
                 int digit = ByteClass.hexValue(b);
@@ -146,22 +169,90 @@ public final class ChunkedDecoder {
                         throw fail(Violation.CHUNK_SIZE_OVERFLOW);
                     }
                     remaining = (remaining << 4) + digit;
+                } else if (whitespace) {
+                    state = State.SIZE_BWS;
                 } else {
-                    afterSize(b);
+                    extensionOrLineEnd(b, false);
                 }
             }
             case SIZE_BWS -> {
                 if (b == ';') {
-                    state = State.EXTENSION;
-                } else if (b != ' ' && b != '\t') {
+                    state = State.EXT_NAME_START;
+                } else if (!whitespace) {
                     throw fail(Violation.CHUNK_SIZE_SYNTAX);
                 }
             }
-            case EXTENSION -> {
-                if (b == '\r') {
-                    state = State.SIZE_CR;
+            case EXT_NAME_START -> {
+                if (ByteClass.isTchar(b)) {
+                    state = State.EXT_NAME;
+                } else if (!whitespace) {
+                    throw fail(Violation.CHUNK_EXTENSION_SYNTAX);
+                }
+            }
+            case EXT_NAME -> {
+                if (b == '=') {
+                    state = State.EXT_VALUE_START;
+                } else if (whitespace) {
+                    state = State.EXT_AFTER_NAME;
+                } else if (!ByteClass.isTchar(b)) {
+                    extensionOrLineEnd(b, true);
+                }
+            }
+            case EXT_AFTER_NAME -> {
+                // BWS comes only before ';' or '=': whitespace that runs into the line's end is refused.
+                if (b == '=') {
+                    state = State.EXT_VALUE_START;
+                } else if (b == ';') {
+                    state = State.EXT_NAME_START;
+                } else if (!whitespace) {
+                    throw fail(Violation.CHUNK_EXTENSION_SYNTAX);
+                }
+            }
+            case EXT_VALUE_START -> {
+                if (b == '"') {
+                    state = State.EXT_QUOTED;
+                } else if (ByteClass.isTchar(b)) {
+                    state = State.EXT_TOKEN;
+                } else if (!whitespace) {
+                    throw fail(Violation.CHUNK_EXTENSION_SYNTAX);
+                }
+            }
+            case EXT_TOKEN -> {
+                if (whitespace) {
+                    state = State.EXT_AFTER_VALUE;
+                } else if (!ByteClass.isTchar(b)) {
+                    extensionOrLineEnd(b, true);
+                }
+            }
+            case EXT_QUOTED -> {
+                if (b == '"') {
+                    state = State.EXT_QUOTE_END;
+                } else if (b == '\\') {
+                    state = State.EXT_QUOTED_PAIR;
                 } else if (!ByteClass.isFieldValueByte(b)) {
-                    throw fail(b == '\n' ? Violation.BARE_LF : Violation.CHUNK_SIZE_SYNTAX);
+                    // qdtext: HTAB, SP, visible but DQUOTE and backslash, obs-text; no CR or LF inside the quotes
+                    throw fail(Violation.CHUNK_EXTENSION_SYNTAX);
+                }
+            }
+            case EXT_QUOTED_PAIR -> {
+                if (!ByteClass.isFieldValueByte(b)) {
+                    throw fail(Violation.CHUNK_EXTENSION_SYNTAX);
+                }
+                state = State.EXT_QUOTED;
+            }
+            case EXT_QUOTE_END -> {
+                if (whitespace) {
+                    state = State.EXT_AFTER_VALUE;
+                } else {
+                    extensionOrLineEnd(b, true);
+                }
+            }
+            case EXT_AFTER_VALUE -> {
+                // BWS comes only before ';': whitespace that runs into the line's end is refused.
+                if (b == ';') {
+                    state = State.EXT_NAME_START;
+                } else if (!whitespace) {
+                    throw fail(Violation.CHUNK_EXTENSION_SYNTAX);
                 }
             }
             case SIZE_CR -> {
@@ -192,14 +283,13 @@ public final class ChunkedDecoder {
         }
     }
 
-    /** The first byte after the chunk size's digits. */
-    private void afterSize(int b) {
+    /** After the size or an extension: ';' starts an extension, CR ends the line, LF alone or anything else is refused. */
+    private void extensionOrLineEnd(int b, boolean inExtension) {
         switch (b) {
-            case ';' -> state = State.EXTENSION;
-            case ' ', '\t' -> state = State.SIZE_BWS;
+            case ';' -> state = State.EXT_NAME_START;
             case '\r' -> state = State.SIZE_CR;
             case '\n' -> throw fail(Violation.BARE_LF);
-            default -> throw fail(Violation.CHUNK_SIZE_SYNTAX);
+            default -> throw fail(inExtension ? Violation.CHUNK_EXTENSION_SYNTAX : Violation.CHUNK_SIZE_SYNTAX);
         }
     }
 

@@ -51,6 +51,8 @@ public enum Violation {
     CONTENT_LENGTH_WITH_TRANSFER_ENCODING("both Content-Length and Transfer-Encoding"),
     /** RFC 9112 §7.1: chunk-size = 1*HEXDIG, optionally followed by extensions, then CRLF. */
     CHUNK_SIZE_SYNTAX("malformed chunk-size line"),
+    /** RFC 9112 §7.1.1: chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] ), val = token / quoted-string. */
+    CHUNK_EXTENSION_SYNTAX("malformed chunk extension"),
     /** A chunk size no length can hold. */
     CHUNK_SIZE_OVERFLOW("chunk size too large"),
     /** A chunk-size line (size and extensions) over {@link ChunkedDecoder#MAX_CHUNK_LINE}. */
