@@ -17,6 +17,7 @@ import org.glassfish.grizzly.http.HttpRequestPacket;
 import org.glassfish.grizzly.http.HttpResponsePacket;
 import org.glassfish.grizzly.http.HttpServerFilter;
 import org.glassfish.grizzly.http.KeepAlive;
+import org.glassfish.grizzly.http.Method;
 import org.glassfish.grizzly.http.Protocol;
 import org.glassfish.grizzly.http.util.MimeHeaders;
 import org.slf4j.Logger;
@@ -125,6 +126,10 @@ public final class ClientCodecFilter extends HttpServerFilter {
         request.setProtocol(Protocol.HTTP_1_1);
         response.setProtocol(Protocol.HTTP_1_1);
         proxyFilter.recordRefusal(request, null, answer);
+        if (request.getMethodDC().isNull()) {
+            // Refused before its method was parsed; the encoder asks for one (only HEAD would change the answer).
+            request.setMethod(Method.GET);
+        }
         if (LOG.isDebugEnabled()) {
             LOG.debug("refused a request from {}: {} {}{}", request.getRemoteAddress(), answer.status, answer.text,
                     detail == null ? "" : ": " + detail);

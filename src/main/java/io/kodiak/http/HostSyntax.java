@@ -5,7 +5,7 @@ import org.glassfish.grizzly.http.util.DataChunk;
 /**
  * Host = uri-host [ ":" port ] (RFC 9110 §7.2, RFC 3986 §3.2.2): a reg-name (unreserved,
  * pct-encoded and sub-delims characters; an IPv4 address is one too) or an IPv6 literal in
- * brackets, then optionally a colon and decimal digits. The host part may not be empty: an
+ * brackets, then optionally a colon and a decimal port up to 65535. The host part may not be empty: an
  * "http" URI has a host (RFC 9110 §4.2.1, "a recipient ... MUST reject it as invalid"), and
  * nginx refuses an empty Host too. Whitespace around the value was trimmed by the field parser.
  */
@@ -65,8 +65,15 @@ final class HostSyntax {
         if (Chunks.byteAt(host, i) != ':') {
             return false;
         }
+        // port = *DIGIT (RFC 3986 sets no range; nothing above 65535 names a TCP port, and Jetty refuses it too)
+        int port = 0;
         for (i++; i < length; i++) {
-            if (!ByteClass.isDigit(Chunks.byteAt(host, i))) {
+            int b = Chunks.byteAt(host, i);
+            if (!ByteClass.isDigit(b)) {
+                return false;
+            }
+            port = port * 10 + b - '0';
+            if (port > 65535) {
                 return false;
             }
         }

@@ -166,6 +166,8 @@ class RequestLineAndHostTest {
             "Host: exa mple.com",
             "Host: a:b",
             "Host: a:80:80",
+            "Host: a:65536",
+            "Host: a:0000080801",
             "Host: [::1",
             "Host: [::1]x",
             "Host: []",
@@ -183,7 +185,7 @@ class RequestLineAndHostTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"a", "A.Example.COM.", "a_b-c~d", "127.0.0.1:8080", "[::1]", "[::1]:80",
+    @ValueSource(strings = {"a", "A.Example.COM.", "a_b-c~d", "127.0.0.1:8080", "a:65535", "a:0080", "[::1]", "[::1]:80",
             "[::ffff:127.0.0.1]:1", "a:", "%41b", "x!$&'()*+,;=y"})
     void aValidHostIsForwarded(String host) throws Exception {
         proxy = RecordedProxy.start();
