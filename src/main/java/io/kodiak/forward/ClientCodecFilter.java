@@ -100,7 +100,7 @@ public final class ClientCodecFilter extends HttpServerFilter {
     protected boolean onHttpHeaderParsed(HttpHeader header, Buffer buffer, FilterChainContext ctx) {
         HttpRequestPacket request = (HttpRequestPacket) header;
         RequestChecks.checkHostFields(request);
-        Framing.checkTransferEncoding(request, ((HttpPacketParsing) header).getHeaderParsingState().contentLengthHeadersCount > 0);
+        Framing.check(request);
         boolean error = super.onHttpHeaderParsed(header, buffer, ctx);
         if (error) {
             return true;
@@ -159,9 +159,6 @@ public final class ClientCodecFilter extends HttpServerFilter {
             return ProxyError.BAD_CONTENT_LENGTH;
         }
         HttpCodecFilter.HeaderParsingState parsing = ((HttpPacketParsing) request).getHeaderParsingState();
-        if (parsing.contentLengthsDiffer) {
-            return ProxyError.CONFLICTING_LENGTHS;
-        }
         if (input instanceof Buffer buffer && buffer.limit() >= parsing.packetLimit) {
             return parsing.state == 0 ? ProxyError.URI_TOO_LONG : ProxyError.HEADERS_TOO_LARGE;
         }

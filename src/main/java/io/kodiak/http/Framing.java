@@ -1,6 +1,8 @@
 package io.kodiak.http;
 
+import org.glassfish.grizzly.http.HttpCodecFilter;
 import org.glassfish.grizzly.http.HttpHeader;
+import org.glassfish.grizzly.http.HttpPacketParsing;
 import org.glassfish.grizzly.http.Protocol;
 import org.glassfish.grizzly.http.util.DataChunk;
 import org.glassfish.grizzly.http.util.MimeHeaders;
@@ -11,6 +13,8 @@ public final class Framing {
     }
 
     /**
+     * The framing fields of a parsed head, before the codec decides from them whether a body
+     * follows: Content-Length values that differ (RFC 9110 §8.6), and the transfer coding below.
      * RFC 9112 §6.1 and §6.3: the only transfer coding Kodiak decodes is chunked, as the one coding
      * of one Transfer-Encoding field of an HTTP/1.1 message (any other coding would leave the body
      * delimited by the close and still encoded; HTTP/1.0 has no transfer codings), and
@@ -19,7 +23,15 @@ public final class Framing {
      * chunked Transfer-Encoding follows it. Called before the codec decides from the head whether
      * a body follows.
      */
-    public static void checkTransferEncoding(HttpHeader message, boolean contentLengthCounted) {
+    public static void check(HttpHeader message) {
+        HttpCodecFilter.HeaderParsingState parsing = ((HttpPacketParsing) message).getHeaderParsingState();
+        if (parsing.contentLengthsDiffer) {
+            throw new HttpViolationException(Violation.CONFLICTING_CONTENT_LENGTHS);
+        }
+        checkTransferEncoding(message, parsing.contentLengthHeadersCount > 0);
+    }
+
+    private static void checkTransferEncoding(HttpHeader message, boolean contentLengthCounted) {
         MimeHeaders headers = message.getHeaders();
         int fields = 0;
         boolean chunked = false;

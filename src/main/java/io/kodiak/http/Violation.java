@@ -45,6 +45,8 @@ public enum Violation {
     HOST_REPEATED("more than one Host header field"),
     /** RFC 9112 §3.2, RFC 3986 §3.2.2: Host = uri-host [ ":" port ]. */
     HOST_INVALID("Host header that is not a valid uri-host[:port]"),
+    /** RFC 9110 §8.6: Content-Length fields with different values. */
+    CONFLICTING_CONTENT_LENGTHS("Content-Length fields with different values"),
     /** RFC 9112 §6.1: chunked is the only transfer coding decoded, as one field of an HTTP/1.1 message. */
     TRANSFER_CODING_UNSUPPORTED("Transfer-Encoding other than one chunked field on HTTP/1.1"),
     /** RFC 9112 §6.1: Content-Length beside Transfer-Encoding (a smuggling vector). */
@@ -53,6 +55,14 @@ public enum Violation {
     CHUNK_SIZE_SYNTAX("malformed chunk-size line"),
     /** RFC 9112 §7.1.1: chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] ), val = token / quoted-string. */
     CHUNK_EXTENSION_SYNTAX("malformed chunk extension"),
+    /** Response bytes on an upstream connection with no request outstanding (an idle pooled one). */
+    RESPONSE_TO_NO_REQUEST("response bytes with no request outstanding"),
+    /** A 101 to a request that asked for no upgrade (Kodiak strips Upgrade). */
+    UNSOLICITED_SWITCH("101 Switching Protocols to a request that asked for no upgrade"),
+    /** RFC 9110 §15.3.5, §15.3.6: a 204 or 205 announcing a body, which would be read as the next response. */
+    BODY_ON_BODYLESS_STATUS("a body announced on a 204 or 205 response"),
+    /** An interim response Grizzly's client codec cannot pair with its request again. */
+    INTERIM_UNPAIRED("an interim response that cannot be paired with its request"),
     /** A chunk size no length can hold. */
     CHUNK_SIZE_OVERFLOW("chunk size too large"),
     /** A chunk-size line (size and extensions) over {@link ChunkedDecoder#MAX_CHUNK_LINE}. */

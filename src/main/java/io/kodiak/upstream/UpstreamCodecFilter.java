@@ -6,19 +6,18 @@ import io.kodiak.http.HeadScanner;
 import io.kodiak.http.HttpViolationException;
 import io.kodiak.http.ScannedHeads;
 import io.kodiak.http.StrictChunkedEncoding;
+import io.kodiak.http.Violation;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.Grizzly;
 import org.glassfish.grizzly.attributes.Attribute;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.http.HttpClientFilter;
-import org.glassfish.grizzly.http.HttpCodecFilter;
 import org.glassfish.grizzly.http.HttpHeader;
 import org.glassfish.grizzly.http.HttpPacketParsing;
 import org.glassfish.grizzly.http.HttpRequestPacket;
 import org.glassfish.grizzly.http.HttpResponsePacket;
 import org.glassfish.grizzly.http.Protocol;
-import org.glassfish.grizzly.http.util.MimeHeaders;
 
 import java.util.Queue;
 
@@ -70,29 +69,26 @@ final class UpstreamCodecFilter extends HttpClientFilter {
         httpHeader.getUpgradeDC().recycle();
     }
 
+    /**
+     * Checks the parsed head: each problem is a {@link Violation} thrown to {@link #onHttpHeaderError},
+     * the one place that reports it to the exchange and closes the connection.
+     */
     @Override
     protected boolean onHttpHeaderParsed(HttpHeader header, Buffer buffer, FilterChainContext ctx) {
         HttpResponsePacket response = (HttpResponsePacket) header;
-        Framing.checkTransferEncoding(response, ((HttpPacketParsing) response).getHeaderParsingState().contentLengthHeadersCount > 0);
-        boolean error = super.onHttpHeaderParsed(header, buffer, ctx);
+        Framing.check(response);
+        super.onHttpHeaderParsed(header, buffer, ctx);
         if (response.getRequest() == null) {
-            // Bytes on a connection with no request outstanding (an idle pooled one).
-            reportInvalid(ctx.getConnection(), "a response to no request");
-            return true;
+            throw new HttpViolationException(Violation.RESPONSE_TO_NO_REQUEST);
         }
-        String problem = problemWith(response);
-        if (problem != null) {
-            reportInvalid(ctx.getConnection(), problem);
-            return true;
-        }
+        checkStatus(response);
         if (isInterim(response)) {
             response.setExpectContent(false);
             // Kodiak sends one request at a time per connection, so the queue is empty here and the
             // request goes back to its head, ready for the final response.
             Queue<HttpRequestPacket> awaiting = REQUESTS_AWAITING_RESPONSE.get(ctx.getConnection());
             if (awaiting == null) {
-                reportInvalid(ctx.getConnection(), "an interim response Grizzly cannot pair with its request");
-                return true;
+                throw new HttpViolationException(Violation.INTERIM_UNPAIRED);
             }
             awaiting.offer(response.getRequest());
         } else {
@@ -104,27 +100,22 @@ final class UpstreamCodecFilter extends HttpClientFilter {
                 NothingAfterResponse.checkRemainder(response, buffer);
             }
         }
-        return error;
+        return false;
     }
 
-    private static String problemWith(HttpResponsePacket response) {
-        HttpCodecFilter.HeaderParsingState parsing = ((HttpPacketParsing) response).getHeaderParsingState();
-        if (parsing.contentLengthsDiffer) {
-            return "conflicting Content-Length values";
-        }
+    private static void checkStatus(HttpResponsePacket response) {
         Protocol protocol = response.getProtocol();
         if (protocol != Protocol.HTTP_1_1 && protocol != Protocol.HTTP_1_0) {
-            return "a response version other than HTTP/1.x";
+            throw new HttpViolationException(Violation.VERSION_NOT_SUPPORTED);
         }
         int status = response.getStatus();
         if (status == 101) {
-            return "101 Switching Protocols to a request that asked for no upgrade";
+            throw new HttpViolationException(Violation.UNSOLICITED_SWITCH);
         }
         if ((status == 204 || status == 205) && (response.isChunked() || response.getContentLength() > 0)) {
             // Grizzly reads no body after these; one that follows would be read as the next response.
-            return "a body announced on a " + status + " response";
+            throw new HttpViolationException(Violation.BODY_ON_BODYLESS_STATUS);
         }
-        return null;
     }
 
     /** 1xx other than 100 (which Grizzly consumes) and 101 (refused above). */
@@ -134,14 +125,21 @@ final class UpstreamCodecFilter extends HttpClientFilter {
     }
 
     /**
-     * The header could not be parsed, or failed a check above. Grizzly's client codec would throw
+     * The head could not be parsed, or failed a check above. Grizzly's client codec would throw
      * from here; instead the exchange hears why and closes the connection.
      */
     @Override
     protected void onHttpHeaderError(HttpHeader header, FilterChainContext ctx, Throwable error) {
-        String why = error.getMessage() != null ? error.getMessage() : error.getClass().getSimpleName();
-        reportInvalid(ctx.getConnection(), "malformed response header (" + why + ")");
+        reportInvalid(ctx.getConnection(), "invalid response head (" + describe(error) + ")");
         ctx.getConnection().closeSilently();
+    }
+
+    /** A violation's own text; for Grizzly's own failures (a head too large, say), its message. */
+    private static String describe(Throwable error) {
+        if (error instanceof HttpViolationException violation) {
+            return violation.violation().text();
+        }
+        return error.getMessage() != null ? error.getMessage() : error.getClass().getSimpleName();
     }
 
     /**
@@ -151,8 +149,7 @@ final class UpstreamCodecFilter extends HttpClientFilter {
      */
     @Override
     protected void onHttpContentError(HttpHeader header, FilterChainContext ctx, Throwable error) throws java.io.IOException {
-        String why = error instanceof HttpViolationException violation ? violation.violation().text() : String.valueOf(error);
-        reportInvalid(ctx.getConnection(), "malformed response body (" + why + ")");
+        reportInvalid(ctx.getConnection(), "invalid response body (" + describe(error) + ")");
         ctx.getConnection().closeSilently();
         super.onHttpContentError(header, ctx, error);
     }
