@@ -3,11 +3,8 @@ package io.kodiak.forward;
 import io.kodiak.support.Await;
 import io.kodiak.support.ProxyHarness;
 import io.kodiak.support.RecordingUpstream;
+import io.kodiak.support.StrictParser;
 import org.eclipse.jetty.http.HttpCompliance;
-import org.eclipse.jetty.http.HttpException;
-import org.eclipse.jetty.http.HttpField;
-import org.eclipse.jetty.http.HttpParser;
-import org.eclipse.jetty.http.HttpVersion;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -16,9 +13,7 @@ import java.io.InputStream;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
@@ -28,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Request smuggling, looked for end to end: mutated requests (a few pipelined per connection)
  * go through a real Kodiak to an upstream that parses what it receives with Jetty's strict
- * {@link HttpParser}; the same client bytes are parsed by Jetty directly. What reaches the
+ * parser ({@link StrictParser}); the same client bytes are parsed by Jetty directly. What reaches the
  * upstream must be a prefix of what the strict parser reads in the client's bytes, request by
  * request (method, target, body), and must itself parse without a violation. Kodiak may refuse
  * more than Jetty; it may never forward a request Jetty would not see, or see differently.
@@ -114,25 +109,13 @@ class RequestDifferentialTest {
 
     /** The requests Jetty's strict parser reads in {@code sent}, up to the first it refuses or that is incomplete. */
     private static List<Request> strictReading(byte[] sent) {
-        List<Request> requests = new ArrayList<>();
         // Kodiak serves HTTP/1.2 to 1.9 as 1.1 (RFC 9110 §2.5, as nginx does), Jetty refuses them:
         // Jetty reads them as 1.1 here (a same-length rewrite, so no framing moves).
         String text = new String(sent, StandardCharsets.ISO_8859_1).replaceAll("HTTP/1\\.[2-9](\r?\n)", "HTTP/1.1$1");
-        ByteBuffer buffer = ByteBuffer.wrap(text.getBytes(StandardCharsets.ISO_8859_1));
-        Collector collector = new Collector(requests);
         // RFC 9110 mode, plus LF alone ending a head line, which RFC 9112 §2.2 lets a recipient
         // accept and Kodiak does (it writes every head anew with CRLF).
-        HttpParser parser = new HttpParser(collector, 64 * 1024, HttpCompliance.from("RFC9110,LF_HEADER_TERMINATION"));
-        while (buffer.hasRemaining() && !collector.failed) {
-            int before = buffer.position();
-            parser.parseNext(buffer);
-            if (parser.isState(HttpParser.State.END)) {
-                parser.reset();
-            } else if (buffer.position() == before) {
-                break;
-            }
-        }
-        return requests;
+        return StrictParser.readAll(text.getBytes(StandardCharsets.ISO_8859_1), HttpCompliance.from("RFC9110,LF_HEADER_TERMINATION"))
+                .stream().map(p -> new Request(p.request().method(), p.request().target(), p.request().body())).toList();
     }
 
     private static byte[] mutate(String seed, Random random) {
@@ -166,61 +149,5 @@ class RequestDifferentialTest {
             text.append(c >= 0x20 && c < 0x7f ? String.valueOf((char) c) : String.format("\\x%02x", c));
         }
         return text.toString();
-    }
-
-    private static final class Collector implements HttpParser.RequestHandler {
-        private final List<Request> requests;
-        private String method;
-        private String target;
-        private ByteArrayOutputStream body = new ByteArrayOutputStream();
-        boolean failed;
-
-        Collector(List<Request> requests) {
-            this.requests = requests;
-        }
-
-        @Override
-        public void startRequest(String method, String target, HttpVersion version) {
-            this.method = method;
-            this.target = target;
-            body = new ByteArrayOutputStream();
-        }
-
-        @Override
-        public void parsedHeader(HttpField field) {
-        }
-
-        @Override
-        public boolean headerComplete() {
-            return false;
-        }
-
-        @Override
-        public boolean content(ByteBuffer item) {
-            byte[] bytes = new byte[item.remaining()];
-            item.get(bytes);
-            body.writeBytes(bytes);
-            return false;
-        }
-
-        @Override
-        public boolean contentComplete() {
-            return false;
-        }
-
-        @Override
-        public boolean messageComplete() {
-            requests.add(new Request(method, target, body.toString(StandardCharsets.ISO_8859_1)));
-            return true;
-        }
-
-        @Override
-        public void earlyEOF() {
-        }
-
-        @Override
-        public void badMessage(HttpException failure) {
-            failed = true;
-        }
     }
 }

@@ -1,25 +1,22 @@
 package io.kodiak.http;
 
+import io.kodiak.support.StrictParser;
 import org.eclipse.jetty.http.HttpCompliance;
-import org.eclipse.jetty.http.HttpException;
-import org.eclipse.jetty.http.HttpField;
-import org.eclipse.jetty.http.HttpParser;
-import org.eclipse.jetty.http.HttpVersion;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.MemoryManager;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Kodiak's chunked decoder against a strict reference parser (Jetty's {@link HttpParser} in RFC
+ * Kodiak's chunked decoder against a strict reference parser (Jetty's, {@link StrictParser}, in RFC
  * 9110 mode) on mutated chunked bodies: whatever Kodiak accepts, Jetty must accept too, with the
  * same data and the same end. A body the two read differently is the raw material of request
  * smuggling; Kodiak may refuse more than Jetty, never read something else. Seeded, so a failure
@@ -125,20 +122,11 @@ class ChunkedDifferentialTest {
 
     private static Reading jetty(byte[] body) {
         byte[] head = HEAD.getBytes(StandardCharsets.ISO_8859_1);
-        ByteBuffer buffer = ByteBuffer.wrap(concat(head, body));
-        Collector collector = new Collector();
-        HttpParser parser = new HttpParser(collector, 64 * 1024, HttpCompliance.RFC9110);
-        while (buffer.hasRemaining() && !collector.complete && !collector.failed) {
-            int before = buffer.position();
-            parser.parseNext(buffer);
-            if (buffer.position() == before && !collector.complete) {
-                break;
-            }
-        }
-        if (!collector.complete || collector.failed) {
+        List<StrictParser.Parsed> parsed = StrictParser.readAll(concat(head, body), HttpCompliance.RFC9110);
+        if (parsed.isEmpty()) {
             return Reading.REFUSED;
         }
-        return new Reading(true, collector.data.toString(StandardCharsets.ISO_8859_1), buffer.position() - head.length);
+        return new Reading(true, parsed.get(0).request().body(), parsed.get(0).end() - head.length);
     }
 
     private static byte[] concat(byte[] a, byte[] b) {
@@ -146,52 +134,5 @@ class ChunkedDifferentialTest {
         System.arraycopy(a, 0, all, 0, a.length);
         System.arraycopy(b, 0, all, a.length, b.length);
         return all;
-    }
-
-    private static final class Collector implements HttpParser.RequestHandler {
-        final ByteArrayOutputStream data = new ByteArrayOutputStream();
-        boolean complete;
-        boolean failed;
-
-        @Override
-        public void startRequest(String method, String uri, HttpVersion version) {
-        }
-
-        @Override
-        public void parsedHeader(HttpField field) {
-        }
-
-        @Override
-        public boolean headerComplete() {
-            return false;
-        }
-
-        @Override
-        public boolean content(ByteBuffer item) {
-            byte[] bytes = new byte[item.remaining()];
-            item.get(bytes);
-            data.writeBytes(bytes);
-            return false;
-        }
-
-        @Override
-        public boolean contentComplete() {
-            return false;
-        }
-
-        @Override
-        public boolean messageComplete() {
-            complete = true;
-            return true;
-        }
-
-        @Override
-        public void earlyEOF() {
-        }
-
-        @Override
-        public void badMessage(HttpException failure) {
-            failed = true;
-        }
     }
 }

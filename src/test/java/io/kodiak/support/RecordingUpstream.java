@@ -1,10 +1,6 @@
 package io.kodiak.support;
 
 import org.eclipse.jetty.http.HttpCompliance;
-import org.eclipse.jetty.http.HttpException;
-import org.eclipse.jetty.http.HttpField;
-import org.eclipse.jetty.http.HttpParser;
-import org.eclipse.jetty.http.HttpVersion;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -13,9 +9,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -25,8 +19,8 @@ import java.util.function.Function;
 
 /**
  * An upstream that records exactly what reached it, read by a strict reference parser: Jetty's
- * {@link HttpParser} in RFC 9110 compliance mode. Each complete request is kept as the parser saw
- * it (request line, fields, body) and answered by {@code responder}; every byte of every
+ * {@link org.eclipse.jetty.http.HttpParser} in RFC 9110 compliance mode. Each complete request is kept as the parser saw
+ * it ({@link StrictParser}: request line, fields, body) and answered by {@code responder}; every byte of every
  * connection is kept too, and anything Jetty refuses is kept as a violation. A test can so assert
  * both that the request arrived as meant and that nothing else did: no second request smuggled in
  * a body, no raw control byte, no framing another parser would read differently.
@@ -132,99 +126,27 @@ public final class RecordingUpstream implements AutoCloseable {
         try (socket) {
             InputStream in = socket.getInputStream();
             OutputStream out = socket.getOutputStream();
-            Handler handler = new Handler(out);
-            HttpParser parser = new HttpParser(handler, 64 * 1024, HttpCompliance.RFC9110);
+            StrictParser parser = new StrictParser(HttpCompliance.RFC9110, (request, end) -> {
+                received.add(request);
+                try {
+                    out.write(responder.apply(request).getBytes(StandardCharsets.ISO_8859_1));
+                    out.flush();
+                } catch (IOException closed) {
+                    // the proxy went away before the answer; the request was received all the same
+                }
+            });
             byte[] bytes = new byte[8192];
             for (int n; (n = in.read(bytes)) != -1; ) {
                 synchronized (log) {
                     log.write(bytes, 0, n);
                 }
-                ByteBuffer buffer = ByteBuffer.wrap(bytes, 0, n);
-                while (!handler.failed) {
-                    int before = buffer.position();
-                    parser.parseNext(buffer);
-                    if (parser.isState(HttpParser.State.END)) {
-                        parser.reset();
-                    } else if (!buffer.hasRemaining() || buffer.position() == before) {
-                        break;
-                    }
-                }
-                if (handler.failed) {
+                if (!parser.feed(bytes, 0, n)) {
+                    violations.add(parser.refusal());
                     return;
                 }
             }
         } catch (IOException ignored) {
             // the proxy closed its side
-        }
-    }
-
-    /** Collects one request at a time from the parser's callbacks, and answers it once complete. */
-    private final class Handler implements HttpParser.RequestHandler {
-        private final OutputStream out;
-        private String method;
-        private String target;
-        private String version;
-        private List<String[]> headers = new ArrayList<>();
-        private ByteArrayOutputStream body = new ByteArrayOutputStream();
-        private boolean failed;
-
-        Handler(OutputStream out) {
-            this.out = out;
-        }
-
-        @Override
-        public void startRequest(String method, String target, HttpVersion version) {
-            this.method = method;
-            this.target = target;
-            this.version = version.asString();
-            headers = new ArrayList<>();
-            body = new ByteArrayOutputStream();
-        }
-
-        @Override
-        public void parsedHeader(HttpField field) {
-            headers.add(new String[]{field.getName().toLowerCase(Locale.ROOT), field.getValue()});
-        }
-
-        @Override
-        public boolean headerComplete() {
-            return false;
-        }
-
-        @Override
-        public boolean content(ByteBuffer item) {
-            byte[] bytes = new byte[item.remaining()];
-            item.get(bytes);
-            body.writeBytes(bytes);
-            return false;
-        }
-
-        @Override
-        public boolean contentComplete() {
-            return false;
-        }
-
-        @Override
-        public boolean messageComplete() {
-            Received request = new Received(method, target, version, headers, body.toString(StandardCharsets.ISO_8859_1));
-            received.add(request);
-            try {
-                out.write(responder.apply(request).getBytes(StandardCharsets.ISO_8859_1));
-                out.flush();
-            } catch (IOException e) {
-                failed = true;
-            }
-            return true;
-        }
-
-        @Override
-        public void earlyEOF() {
-        }
-
-        @Override
-        public void badMessage(HttpException failure) {
-            violations.add(failure.getReason());
-            failed = true;
         }
     }
 
