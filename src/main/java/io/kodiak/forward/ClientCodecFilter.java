@@ -101,11 +101,9 @@ public final class ClientCodecFilter extends HttpServerFilter {
         HttpRequestPacket request = (HttpRequestPacket) header;
         RequestChecks.checkHostFields(request);
         Framing.check(request);
-        boolean error = super.onHttpHeaderParsed(header, buffer, ctx);
-        if (error) {
+        if (super.onHttpHeaderParsed(header, buffer, ctx)) {
             return true;
         }
-        RequestChecks.checkEffectiveHost(request);
         if (FieldSyntax.hasCloseOption(header.getHeaders())) {
             header.getProcessingState().setKeepAlive(false);
         }

@@ -29,14 +29,18 @@ final class HostSyntax {
     }
 
     static boolean isValid(DataChunk host) {
-        int length = host.getLength();
-        int i = 0;
-        if (length > 0 && Chunks.byteAt(host, 0) == '[') {
-            i = 1;
+        return isValid(host, 0, host.getLength());
+    }
+
+    /** As {@link #isValid(DataChunk)}, for the bytes from {@code from} to {@code length} (exclusive) of {@code host}. */
+    static boolean isValid(DataChunk host, int from, int length) {
+        int i = from;
+        if (length > from && Chunks.byteAt(host, from) == '[') {
+            i = from + 1;
             while (i < length && isIpv6Char(Chunks.byteAt(host, i))) {
                 i++;
             }
-            if (i == 1 || i >= length || Chunks.byteAt(host, i) != ']') {
+            if (i == from + 1 || i >= length || Chunks.byteAt(host, i) != ']') {
                 return false;
             }
             i++;
@@ -56,7 +60,7 @@ final class HostSyntax {
                 }
             }
         }
-        if (i == 0) {
+        if (i == from) {
             return false;
         }
         if (i == length) {

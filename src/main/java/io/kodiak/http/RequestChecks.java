@@ -26,11 +26,12 @@ public final class RequestChecks {
     public static void checkRequestLine(HttpRequestPacket request) {
         DataChunk target = request.getRequestURIRef().getRequestURIBC();
         int first = target.getLength() == 0 ? -1 : Chunks.byteAt(target, 0);
-        boolean valid = first == '/'
-                || Chunks.startsWithIgnoreCase(target, "http://")
-                || Chunks.startsWithIgnoreCase(target, "https://")
-                || request.getMethodDC().equals(Method.CONNECT.getMethodString());
-        if (!valid) {
+        int authority = Chunks.startsWithIgnoreCase(target, "http://") ? 7
+                : Chunks.startsWithIgnoreCase(target, "https://") ? 8 : -1;
+        if (authority > 0) {
+            // Grizzly makes the authority (up to the path) the request's Host: it must be one.
+            requireValidHost(target, authority, endOfAuthority(target, authority));
+        } else if (first != '/' && !request.getMethodDC().equals(Method.CONNECT.getMethodString())) {
             throw new HttpViolationException(Violation.TARGET_FORM);
         }
         DataChunk version = request.getProtocolDC();
@@ -46,7 +47,8 @@ public final class RequestChecks {
     /**
      * RFC 9112 §3.2: an HTTP/1.1 request has exactly one Host field, and every Host value is a
      * uri-host with an optional port. Called before Grizzly resolves an absolute-form target into
-     * the Host field (which hides how many there were); {@link #checkEffectiveHost} checks that result.
+     * the Host field (which hides how many there were); the target's authority was checked with the
+     * request line.
      */
     public static void checkHostFields(HttpRequestPacket request) {
         MimeHeaders headers = request.getHeaders();
@@ -65,14 +67,6 @@ public final class RequestChecks {
         }
     }
 
-    /** The Host the request ends up with: for an absolute-form target, the target's authority. */
-    public static void checkEffectiveHost(HttpRequestPacket request) {
-        DataChunk host = request.getHeaders().getValue("host");
-        if (host != null) {
-            requireValidHost(host);
-        }
-    }
-
     /**
      * RFC 9110 §10.1.1: whether to answer 100 Continue. Grizzly flags any Expect field; only
      * "100-continue" is defined, other expectations are ignored (as nginx does), and an HTTP/1.0
@@ -87,8 +81,22 @@ public final class RequestChecks {
     }
 
     private static void requireValidHost(DataChunk host) {
-        if (!HostSyntax.isValid(host)) {
+        requireValidHost(host, 0, host.getLength());
+    }
+
+    private static void requireValidHost(DataChunk chunk, int from, int to) {
+        if (!HostSyntax.isValid(chunk, from, to)) {
             throw new HttpViolationException(Violation.HOST_INVALID);
         }
+    }
+
+    /** Where an absolute-form target's authority ends: at its path, or at the end (the query is apart). */
+    private static int endOfAuthority(DataChunk target, int from) {
+        for (int i = from; i < target.getLength(); i++) {
+            if (Chunks.byteAt(target, i) == '/') {
+                return i;
+            }
+        }
+        return target.getLength();
     }
 }

@@ -98,10 +98,11 @@ class RequestLineAndHostTest {
         assertEquals("Other.Example:8080", received.header("x-forwarded-host"));
     }
 
-    @Test
-    void anAbsoluteFormTargetWithUserinfoGets400() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"http://user@evil.example/x", "http://a:99999/x", "https://exa%zzmple/", "http:///x", "http://?q"})
+    void anAbsoluteFormTargetWithoutAValidAuthorityGets400(String target) throws Exception {
         proxy = RecordedProxy.start();
-        proxy.assertRefused("GET http://user@evil.example/x HTTP/1.1\r\nHost: a\r\n\r\n", 400, "missing, repeated or malformed Host");
+        proxy.assertRefused("GET " + target + " HTTP/1.1\r\nHost: a\r\n\r\n", 400, "missing, repeated or malformed Host");
     }
 
     @Test
