@@ -1,10 +1,10 @@
 package io.kodiak;
 
 import io.kodiak.config.ProxyConfig;
-import io.kodiak.forward.Drain;
-import io.kodiak.forward.ExchangeObserver;
-import io.kodiak.forward.ForwardingServices;
-import io.kodiak.forward.ProxyFilter;
+import io.kodiak.exchange.Admission;
+import io.kodiak.exchange.Drain;
+import io.kodiak.exchange.ExchangeObserver;
+import io.kodiak.exchange.ForwardingServices;
 import io.kodiak.listener.ConnectionBudget;
 import io.kodiak.listener.ProxyListener;
 import io.kodiak.routing.Router;
@@ -55,7 +55,7 @@ public final class Kodiak {
                 config.listener().maxBodySize(), drain, observer);
         int maxClients = ConnectionBudget.clientLimit(config.listener().maxConnections(), ConnectionBudget.openFileLimit(),
                 (long) upstreams.pools().size() * config.upstream().maxConnections());
-        this.listener = new ProxyListener(config.listener(), maxClients, new ProxyFilter(services), drain, timers, memory);
+        this.listener = new ProxyListener(config.listener(), maxClients, new Admission(services), drain, timers, memory);
     }
 
     public void start() throws IOException {

@@ -2,7 +2,7 @@ package io.kodiak.admin;
 
 import io.kodiak.Kodiak;
 import io.kodiak.config.ProxyConfig;
-import io.kodiak.forward.ExchangeObserver;
+import io.kodiak.exchange.ExchangeObserver;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;

@@ -1,6 +1,6 @@
 package io.kodiak.admin;
 
-import io.kodiak.forward.ExchangeObserver;
+import io.kodiak.exchange.ExchangeObserver;
 import io.kodiak.routing.Route;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -26,7 +26,7 @@ import java.util.function.Function;
  * shows the user all of them, each naming the key, the value and what was expected.
  */
 public final class ConfigLoader {
-    private static final Set<String> ROUTE_KEYS = Set.of("prefix", "upstream", "preserve-host");
+    private static final Set<String> ROUTE_KEYS = Set.of("prefix", "upstream", "preserve-host", "upgrade");
 
     private final Config config;
     private final List<ConfigProblem> problems = new ArrayList<>();
@@ -156,21 +156,27 @@ public final class ConfigLoader {
             if (!prefixes.add(prefix)) {
                 problems.add(new ConfigProblem(at + ".prefix", prefix, "a prefix not used by another route"));
             }
-            boolean preserveHost = false;
-            if (entry.hasPath("preserve-host")) {
-                try {
-                    preserveHost = entry.getBoolean("preserve-host");
-                } catch (com.typesafe.config.ConfigException e) {
-                    problems.add(new ConfigProblem(at + ".preserve-host", entry.getValue("preserve-host").render(), "true or false"));
-                }
-            }
+            boolean preserveHost = routeFlag(entry, at, "preserve-host", false, problems);
+            boolean upgrade = routeFlag(entry, at, "upgrade", true, problems);
             String url = entry.hasPath("upstream") ? entry.getValue("upstream").unwrapped().toString() : null;
             UpstreamTarget target = upstreamTarget(at + ".upstream", url);
             if (target != null) {
-                routes.add(new Route(prefix, target, preserveHost, url));
+                routes.add(new Route(prefix, target, preserveHost, url, upgrade));
             }
         }
         return routes;
+    }
+
+    private static boolean routeFlag(Config entry, String at, String key, boolean absent, List<ConfigProblem> problems) {
+        if (!entry.hasPath(key)) {
+            return absent;
+        }
+        try {
+            return entry.getBoolean(key);
+        } catch (com.typesafe.config.ConfigException e) {
+            problems.add(new ConfigProblem(at + "." + key, entry.getValue(key).render(), "true or false"));
+            return absent;
+        }
     }
 
     private UpstreamTarget upstreamTarget(String key, String url) {

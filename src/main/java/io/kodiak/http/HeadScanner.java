@@ -34,12 +34,6 @@ public final class HeadScanner {
         REASON,
         /** LF (FIELD_START). */
         LINE_CR,
-        /** After a 100 status line's CR: LF (CONTINUE_EMPTY_CR). */
-        CONTINUE_LF,
-        /** CR (CONTINUE_EMPTY_LF): a 100 Continue carries no fields. */
-        CONTINUE_EMPTY_CR,
-        /** LF: the final response's status line follows, scanned as part of the same head (STATUS_VERSION). */
-        CONTINUE_EMPTY_LF,
         /** tchar (NAME), CR (END_CR), LF (DONE). */
         FIELD_START,
         /** tchar (stay), ':' (VALUE). */
@@ -58,22 +52,42 @@ public final class HeadScanner {
 
     private final Start start;
     private final Violation bareLf;
+    /** Where the parts of the head are recorded, or null when only the bytes are checked. */
+    private final HeadLayout layout;
     private State state;
+    /** The index of the byte being stepped, for {@link #layout}. */
+    private int at;
     /** Bytes matched so far in the element being scanned (method, target, version, status code). */
     private int count;
     /** The status code of a status line, as its digits arrive. */
     private int status;
-    /** Where {@link #scanArrived} resumes in a head that accumulates in one buffer. */
-    private int resumeAt = -1;
 
+    /** A scanner that only checks the bytes (a trailer section). */
     public HeadScanner(Start start) {
+        this(start, null);
+    }
+
+    /** A scanner that also records where each part of the head lies in {@code layout}. */
+    public HeadScanner(Start start, HeadLayout layout) {
         this.start = start;
         this.bareLf = start == Start.TRAILER_SECTION ? Violation.BARE_LF : null;
+        this.layout = layout;
         reset();
+    }
+
+    /** True while the start line is being scanned (a head too large there is a request line too long: 414). */
+    public boolean inStartLine() {
+        return switch (state) {
+            case METHOD, TARGET, REQUEST_VERSION, STATUS_VERSION, STATUS_CODE, REASON -> true;
+            default -> false;
+        };
     }
 
     /** Ready for a new head. */
     public void reset() {
+        if (layout != null) {
+            layout.clear(-1);
+        }
         state = switch (start) {
             case REQUEST_LINE -> State.METHOD;
             case STATUS_LINE -> State.STATUS_VERSION;
@@ -81,47 +95,10 @@ public final class HeadScanner {
         };
         count = 0;
         status = 0;
-        resumeAt = -1;
     }
 
     public boolean isDone() {
         return state == State.DONE;
-    }
-
-    /**
-     * For a head that accumulates in one buffer until it is complete (as Grizzly keeps the bytes
-     * it has not parsed yet and appends the next read): scans what arrived since the last call, up
-     * to {@code maxHeadEnd} at most (past it, the parser's "too large" is the answer). A head that
-     * ended earlier is taken as finished, and a new one starts at the buffer's position.
-     */
-    public void scanArrived(Buffer buffer, int maxHeadEnd) {
-        int limit = Math.min(buffer.limit(), maxHeadEnd);
-        if (state == State.DONE || resumeAt < 0) {
-            reset();
-            resumeAt = buffer.position();
-        }
-        int end = scan(buffer, resumeAt, limit);
-        resumeAt = end < 0 ? Math.max(resumeAt, limit) : end;
-    }
-
-    /**
-     * Called when the parser behind this scanner found the end of the head at {@code headEnd}:
-     * the scanner must have found it there too. Both accept only CRLF or LF line ends and no bare
-     * CR, so they agree; where they do not, the message is refused rather than framed two ways.
-     * A scan that stopped at {@code maxHeadEnd} is a head too large (Grizzly's parser may read
-     * one byte past its own limit).
-     */
-    public void confirmEnd(int headEnd, int maxHeadEnd) {
-        if (state == State.DONE && resumeAt == headEnd) {
-            return;
-        }
-        boolean atLimit = state != State.DONE && resumeAt >= maxHeadEnd;
-        throw violation(atLimit ? Violation.HEAD_TOO_LARGE : Violation.HEAD_END_DISAGREEMENT);
-    }
-
-    /** The bytes before the scan's place were dropped from the front of the buffer: indexes move back by {@code dropped}. */
-    public void shift(int dropped) {
-        resumeAt -= dropped;
     }
 
     /**
@@ -133,11 +110,17 @@ public final class HeadScanner {
             return scan(buffer.array(), buffer.arrayOffset(), from, to);
         }
         for (int i = from; i < to; i++) {
+            at = i;
             if (step(buffer.get(i) & 0xff)) {
                 return i + 1;
             }
         }
         return -1;
+    }
+
+    /** As {@link #scan(Buffer, int, int)}, over {@code array} from index {@code from} to {@code to}. */
+    public int scan(byte[] array, int from, int to) {
+        return scan(array, 0, from, to);
     }
 
     /**
@@ -172,6 +155,7 @@ public final class HeadScanner {
                     b = array[base + i] & 0xff;
                 }
             }
+            at = i;
             if (step(b)) {
                 return i + 1;
             }
@@ -233,30 +217,13 @@ public final class HeadScanner {
                 } else if (b == ' ') {
                     next(State.REASON);
                 } else {
-                    statusLineEnd(b);
+                    lineEnd(b, Violation.STATUS_LINE_SYNTAX);
                 }
             }
             case REASON -> {
                 if (!ByteClass.isFieldValueByte(b)) {
-                    statusLineEnd(b);
+                    lineEnd(b, Violation.STATUS_LINE_SYNTAX);
                 }
-            }
-            case CONTINUE_LF, CONTINUE_EMPTY_LF -> {
-                if (b != '\n') {
-                    throw violation(Violation.CONTINUE_NOT_BARE);
-                }
-                if (state == State.CONTINUE_LF) {
-                    next(State.CONTINUE_EMPTY_CR);
-                } else {
-                    status = 0;
-                    next(State.STATUS_VERSION);
-                }
-            }
-            case CONTINUE_EMPTY_CR -> {
-                if (b != '\r') {
-                    throw violation(Violation.CONTINUE_NOT_BARE);
-                }
-                next(State.CONTINUE_EMPTY_LF);
             }
             case LINE_CR, VALUE_CR -> {
                 if (b != '\n') {
@@ -323,21 +290,6 @@ public final class HeadScanner {
         count++;
     }
 
-    /**
-     * The end of a status line. A 100 Continue is read by Grizzly's client parser as part of the
-     * final response's head, assuming a bare CRLF after its status line and skipping two bytes:
-     * so it must be exactly that, and the scan goes on to the final response's status line.
-     */
-    private void statusLineEnd(int b) {
-        if (status != 100) {
-            lineEnd(b, Violation.STATUS_LINE_SYNTAX);
-        } else if (b == '\r') {
-            next(State.CONTINUE_LF);
-        } else {
-            throw violation(Violation.CONTINUE_NOT_BARE);
-        }
-    }
-
     /** The end of a start line: CR, or LF alone. */
     private void lineEnd(int b, Violation otherwise) {
         if (b == '\r') {
@@ -350,8 +302,41 @@ public final class HeadScanner {
     }
 
     private void next(State to) {
+        if (layout != null) {
+            record(to);
+        }
         state = to;
         count = 0;
+    }
+
+    /** The delimiter at {@link #at} ends one part of the head and starts the next. */
+    private void record(State to) {
+        switch (state) {
+            case METHOD -> layout.methodEnd = at;
+            case TARGET -> layout.targetEnd = at;
+            case STATUS_CODE -> {
+                layout.status = status;
+                if (to == State.REASON) {
+                    layout.reasonStart = at + 1;
+                } else {
+                    layout.reasonStart = at;
+                    layout.lineEnd = at;
+                }
+            }
+            case REQUEST_VERSION, REASON -> layout.lineEnd = at;
+            case FIELD_START -> {
+                if (to == State.NAME) {
+                    layout.markFieldStart(at);
+                } else if (to == State.DONE) {
+                    layout.end = at + 1;
+                }
+            }
+            case NAME -> layout.markColon(at);
+            case VALUE -> layout.markValueEnd(at);
+            case END_CR -> layout.end = at + 1;
+            default -> {
+            }
+        }
     }
 
     private HttpViolationException violation(Violation violation) {

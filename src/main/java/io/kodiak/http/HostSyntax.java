@@ -1,7 +1,5 @@
 package io.kodiak.http;
 
-import org.glassfish.grizzly.http.util.DataChunk;
-
 /**
  * Host = uri-host [ ":" port ] (RFC 9110 §7.2, RFC 3986 §3.2.2): a reg-name (unreserved,
  * pct-encoded and sub-delims characters; an IPv4 address is one too) or an IPv6 literal in
@@ -28,28 +26,24 @@ final class HostSyntax {
     private HostSyntax() {
     }
 
-    static boolean isValid(DataChunk host) {
-        return isValid(host, 0, host.getLength());
-    }
-
-    /** As {@link #isValid(DataChunk)}, for the bytes from {@code from} to {@code length} (exclusive) of {@code host}. */
-    static boolean isValid(DataChunk host, int from, int length) {
+    /** Whether {@code host[from, length)} is a valid Host value. */
+    static boolean isValid(byte[] host, int from, int length) {
         int i = from;
-        if (length > from && Chunks.byteAt(host, from) == '[') {
+        if (length > from && (host[from] & 0xff) == '[') {
             i = from + 1;
-            while (i < length && isIpv6Char(Chunks.byteAt(host, i))) {
+            while (i < length && isIpv6Char((host[i] & 0xff))) {
                 i++;
             }
-            if (i == from + 1 || i >= length || Chunks.byteAt(host, i) != ']') {
+            if (i == from + 1 || i >= length || (host[i] & 0xff) != ']') {
                 return false;
             }
             i++;
         } else {
             while (i < length) {
-                int b = Chunks.byteAt(host, i);
+                int b = (host[i] & 0xff);
                 if (b == '%') {
-                    if (i + 2 >= length || ByteClass.hexValue(Chunks.byteAt(host, i + 1)) < 0
-                            || ByteClass.hexValue(Chunks.byteAt(host, i + 2)) < 0) {
+                    if (i + 2 >= length || ByteClass.hexValue((host[i + 1] & 0xff)) < 0
+                            || ByteClass.hexValue((host[i + 2] & 0xff)) < 0) {
                         return false;
                     }
                     i += 3;
@@ -66,13 +60,13 @@ final class HostSyntax {
         if (i == length) {
             return true;
         }
-        if (Chunks.byteAt(host, i) != ':') {
+        if ((host[i] & 0xff) != ':') {
             return false;
         }
         // port = *DIGIT (RFC 3986 sets no range; nothing above 65535 names a TCP port, and Jetty refuses it too)
         int port = 0;
         for (i++; i < length; i++) {
-            int b = Chunks.byteAt(host, i);
+            int b = (host[i] & 0xff);
             if (!ByteClass.isDigit(b)) {
                 return false;
             }

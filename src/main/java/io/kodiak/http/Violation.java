@@ -9,10 +9,12 @@ package io.kodiak.http;
 public enum Violation {
     /** RFC 9112 §2.2: a bare CR (not followed by LF) anywhere in the head. */
     BARE_CR("bare CR in the message head"),
-    /** A head whose end Kodiak's scanner and Grizzly's parser would place differently (refused rather than framed two ways). */
-    HEAD_END_DISAGREEMENT("message head delimited differently by two parsers"),
     /** A head that reached max-header-size before its end. */
     HEAD_TOO_LARGE("message head larger than max-header-size"),
+    /** A request line that reached max-header-size before its end (414). */
+    REQUEST_LINE_TOO_LONG("request line larger than max-header-size"),
+    /** RFC 9110 §8.6: Content-Length = 1*DIGIT. */
+    CONTENT_LENGTH_SYNTAX("malformed Content-Length (one decimal number expected)"),
     /** RFC 9112 §3: method = token. */
     METHOD_NOT_TOKEN("request method that is not a token"),
     /** RFC 9112 §3: request-line = method SP request-target SP HTTP-version (one SP each). */
@@ -27,8 +29,6 @@ public enum Violation {
     VERSION_NOT_SUPPORTED("HTTP version not supported"),
     /** RFC 9112 §4: status-line = HTTP-version SP 3DIGIT SP [ reason-phrase ]. */
     STATUS_LINE_SYNTAX("malformed status line"),
-    /** A 100 Continue other than its status line and CRLF: Grizzly's client parser reads only that form, skipping two bytes after it. */
-    CONTINUE_NOT_BARE("100 Continue with header fields or without CRLF line ends"),
     /** RFC 9110 §5.1, RFC 9112 §5.1: field-name = token, no whitespace before the colon. */
     FIELD_NAME_NOT_TOKEN("header field name that is not a token, or whitespace before the colon"),
     /** RFC 9112 §5: a field line without a colon. */
@@ -55,14 +55,10 @@ public enum Violation {
     CHUNK_SIZE_SYNTAX("malformed chunk-size line"),
     /** RFC 9112 §7.1.1: chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] ), val = token / quoted-string. */
     CHUNK_EXTENSION_SYNTAX("malformed chunk extension"),
-    /** Response bytes on an upstream connection with no request outstanding (an idle pooled one). */
-    RESPONSE_TO_NO_REQUEST("response bytes with no request outstanding"),
-    /** A 101 to a request that asked for no upgrade (Kodiak strips Upgrade). */
+    /** A 101 to a request that asked for no upgrade. */
     UNSOLICITED_SWITCH("101 Switching Protocols to a request that asked for no upgrade"),
     /** RFC 9110 §15.3.5, §15.3.6: a 204 or 205 announcing a body, which would be read as the next response. */
     BODY_ON_BODYLESS_STATUS("a body announced on a 204 or 205 response"),
-    /** An interim response Grizzly's client codec cannot pair with its request again. */
-    INTERIM_UNPAIRED("an interim response that cannot be paired with its request"),
     /** A chunk size no length can hold. */
     CHUNK_SIZE_OVERFLOW("chunk size too large"),
     /** A chunk-size line (size and extensions) over {@link ChunkedDecoder#MAX_CHUNK_LINE}. */

@@ -1,14 +1,14 @@
 package io.kodiak.listener;
 
 import io.kodiak.config.ProxyConfig;
-import io.kodiak.forward.ClientCodecFilter;
-import io.kodiak.forward.Drain;
-import io.kodiak.forward.ProxyFilter;
+import io.kodiak.client.ClientFilter;
+import io.kodiak.client.ClientSettings;
+import io.kodiak.exchange.Admission;
+import io.kodiak.exchange.Drain;
 import org.glassfish.grizzly.GracefulShutdownListener;
 import org.glassfish.grizzly.ShutdownContext;
 import org.glassfish.grizzly.filterchain.FilterChainBuilder;
 import org.glassfish.grizzly.filterchain.TransportFilter;
-import org.glassfish.grizzly.http.KeepAlive;
 import org.glassfish.grizzly.memory.MemoryManager;
 import org.glassfish.grizzly.nio.RoundRobinConnectionDistributor;
 import org.glassfish.grizzly.nio.transport.TCPNIOServerConnection;
@@ -16,7 +16,6 @@ import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransportBuilder;
 import org.glassfish.grizzly.threadpool.ThreadPoolConfig;
 import org.glassfish.grizzly.utils.DelayedExecutor;
-import org.glassfish.grizzly.utils.IdleTimeoutFilter;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -25,9 +24,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The client-facing listener: a TCP transport whose chain is the one Grizzly's HttpServer would
- * build (transport, HTTP codec, idle timeout) ending in {@link ProxyFilter} instead of the
- * HttpHandler layer, so request and response buffers pass between the two sides as they are.
+ * The client-facing listener: a TCP transport whose chain is Grizzly's TransportFilter and
+ * Kodiak's own HTTP/1.1 server side ({@link ClientFilter}), so request and response bytes pass
+ * between the two sides as the transport read them.
  */
 public final class ProxyListener {
     /**
@@ -43,24 +42,16 @@ public final class ProxyListener {
     private TCPNIOServerConnection server;
 
     /** {@code maxConnections}: the resolved client connection limit (see {@link ConnectionBudget}). */
-    public ProxyListener(ProxyConfig.Listener settings, int maxConnections, ProxyFilter proxyFilter, Drain drain,
+    public ProxyListener(ProxyConfig.Listener settings, int maxConnections, Admission admission, Drain drain,
                          DelayedExecutor timers, MemoryManager memory) {
         this.settings = settings;
         this.drain = drain;
         this.connections = new ConnectionLimit(maxConnections);
-        KeepAlive keepAlive = null;
-        if (settings.persistentConnections()) {
-            keepAlive = new KeepAlive();
-            keepAlive.setIdleTimeoutInSeconds(idleSeconds(settings));
-            keepAlive.setMaxRequestsCount(settings.maxRequestsPerConnection());
-        }
+        ClientSettings client = new ClientSettings(settings.maxHeaderSize(), settings.persistentConnections(),
+                settings.maxRequestsPerConnection(), idleSeconds(settings) * 1000L);
         FilterChainBuilder chain = FilterChainBuilder.stateless()
                 .add(new TransportFilter())
-                .add(new ClientCodecFilter(settings.maxHeaderSize(), keepAlive, proxyFilter))
-                // After the codec, so a request header must be complete within the idle timeout,
-                // and an exchange in progress keeps its connection from counting as idle.
-                .add(new IdleTimeoutFilter(timers, idleSeconds(settings), TimeUnit.SECONDS))
-                .add(proxyFilter);
+                .add(new ClientFilter(client, admission, timers));
 
         TCPNIOTransportBuilder builder = TCPNIOTransportBuilder.newInstance()
                 .setIOStrategy(IoStrategies.of(settings.ioStrategy()))

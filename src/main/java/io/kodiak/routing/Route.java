@@ -1,7 +1,15 @@
 package io.kodiak.routing;
 
-/** Requests whose path starts with {@code prefix} go to {@code target}, prefix replaced by the target's path. */
-public record Route(String prefix, UpstreamTarget target, boolean preserveHost, String upstreamUrl) {
+/**
+ * Requests whose path starts with {@code prefix} go to {@code target}, prefix replaced by the
+ * target's path. {@code upgrade}: requests asking to switch protocols (WebSocket) are relayed;
+ * when false the upgrade is stripped and the request served as an ordinary one.
+ */
+public record Route(String prefix, UpstreamTarget target, boolean preserveHost, String upstreamUrl, boolean upgrade) {
+
+    public Route(String prefix, UpstreamTarget target, boolean preserveHost, String upstreamUrl) {
+        this(prefix, target, preserveHost, upstreamUrl, true);
+    }
 
     /** The upstream request path: the matched prefix swapped for the target's base path, never empty. */
     public String rewrite(String requestPath) {

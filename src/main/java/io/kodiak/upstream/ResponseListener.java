@@ -1,17 +1,44 @@
 package io.kodiak.upstream;
 
-import org.glassfish.grizzly.filterchain.FilterChainContext;
-import org.glassfish.grizzly.filterchain.NextAction;
-import org.glassfish.grizzly.http.HttpContent;
+import io.kodiak.http.ResponseHead;
+import io.kodiak.http.Violation;
+import org.glassfish.grizzly.Buffer;
 
-/** What an upstream connection reports to the exchange currently using it. */
+/**
+ * What an upstream connection reports to the exchange bound to it. Calls come on the connection's
+ * I/O thread, one at a time; a head is valid only during the call that hands it over (its bytes
+ * belong to the read buffer).
+ */
 public interface ResponseListener {
 
-    /** A decoded piece of the response; the first carries the HttpResponsePacket. Returns the chain's next action. */
-    NextAction onResponseContent(FilterChainContext ctx, HttpContent content);
+    /** True when the request was HEAD: its response has no body whatever its fields say (RFC 9110 §9.3.2). */
+    boolean requestWasHead();
 
-    /** The response cannot be relayed (broken framing or syntax); the connection is being closed. Upstream thread. */
-    void onInvalidResponse(String problem);
+    /** True when the request asked to switch protocols: a 101 is its answer, not a violation. */
+    boolean upgradeRequested();
+
+    /** An interim response (1xx other than 101); the final one follows. */
+    void onInterimResponse(ResponseHead head);
+
+    /** The final response's head, a body to follow (or a 101's, after which the connection carries tunnel bytes). */
+    void onResponseHead(ResponseHead head);
+
+    /** A piece of the response body, a slice of the read buffer, more to follow. False asks to pause reads until {@link UpstreamConnection#resumeReads()}. */
+    boolean onResponseBody(Buffer piece);
+
+    /**
+     * The response ends here, in one call so that its last bytes and its end are one step for the
+     * exchange: {@code head} when the whole response is that head (no body), {@code lastPiece}
+     * when the last body bytes come with the end (either may be null). {@code reusable}: the
+     * connection may carry another request.
+     */
+    void onResponseEnd(ResponseHead head, Buffer lastPiece, boolean reusable);
+
+    /** After a 101: bytes of the new protocol, passed on as they come. False pauses reads as above. */
+    boolean onTunnelBytes(Buffer bytes);
+
+    /** The response cannot be relayed (broken syntax or framing); the connection is being closed. */
+    void onInvalidResponse(Violation violation);
 
     /** The connection closed (by the upstream, a reset, or us) while bound to this listener. */
     void onUpstreamClosed();

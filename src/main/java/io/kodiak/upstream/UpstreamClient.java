@@ -19,12 +19,10 @@ import java.util.Map;
 
 /**
  * The upstream side: one client transport (its own selectors, so upstream I/O never queues
- * behind client I/O) whose chain is TransportFilter, HttpClientFilter, UpstreamFilter, and one
+ * behind client I/O) whose chain is TransportFilter, then Kodiak's response codec (UpstreamFilter), and one
  * pool per upstream host:port named by the routes.
  */
 public final class UpstreamClient {
-    /** Large enough for any sane upstream response header; beyond it the upstream is answered with 502. */
-    private static final int MAX_RESPONSE_HEADER_SIZE = 64 * 1024;
     private static final int WRITE_QUEUE_LIMIT = 256 * 1024;
 
     private final TCPNIOTransport transport;
@@ -33,7 +31,6 @@ public final class UpstreamClient {
     public UpstreamClient(ProxyConfig config, DelayedExecutor timers, MemoryManager memory) {
         FilterChainBuilder chain = FilterChainBuilder.stateless()
                 .add(new TransportFilter())
-                .add(new UpstreamCodecFilter(MAX_RESPONSE_HEADER_SIZE))
                 .add(new UpstreamFilter());
         transport = TCPNIOTransportBuilder.newInstance()
                 .setIOStrategy(SameThreadIOStrategy.getInstance())

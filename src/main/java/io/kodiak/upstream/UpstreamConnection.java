@@ -1,5 +1,6 @@
 package io.kodiak.upstream;
 
+import io.kodiak.transport.ReadGate;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.Grizzly;
 import org.glassfish.grizzly.attributes.Attribute;
@@ -29,6 +30,8 @@ public final class UpstreamConnection {
         }
     }
 
+    private final ResponseReading reading = new ResponseReading();
+    private final ReadGate gate = new ReadGate();
     private volatile ResponseListener listener;
     private int requestsCarried;
     /**
@@ -63,6 +66,19 @@ public final class UpstreamConnection {
         if (listener == exchange) {
             listener = null;
         }
+    }
+
+    ResponseReading reading() {
+        return reading;
+    }
+
+    ReadGate gate() {
+        return gate;
+    }
+
+    /** Reads paused by the listener (the client could take no more) go on. */
+    public void resumeReads() {
+        gate.open();
     }
 
     ResponseListener listener() {

@@ -1,44 +1,168 @@
 package io.kodiak.upstream;
 
+import io.kodiak.http.BodyReader;
+import io.kodiak.http.HttpViolationException;
+import io.kodiak.http.ResponseHead;
+import io.kodiak.http.Violation;
+import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.filterchain.BaseFilter;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
-import org.glassfish.grizzly.http.HttpContent;
-import org.glassfish.grizzly.http.HttpResponsePacket;
 
 import java.io.IOException;
 
 /**
- * Last filter of the upstream chain: routes response events to the {@link ResponseListener}
- * bound to the connection. A pooled connection with no listener must stay silent, so anything
- * it sends is a protocol violation and the connection is closed rather than reused.
+ * Kodiak's HTTP/1.1 response codec on an upstream connection, right above the transport: it
+ * reads heads with {@link io.kodiak.http.HeadReader}, delimits bodies with {@link BodyReader},
+ * and hands the {@link ResponseListener} bound to the connection each head and each body piece
+ * as a slice of the buffer it arrived in.
+ * <ul>
+ * <li>Anything a pooled connection sends with no request outstanding answers nothing: the
+ *     connection is closed rather than reused.</li>
+ * <li>A head or body that breaks the rules is reported to the listener once and the connection
+ *     is closed: the next response is never read from the middle of this one.</li>
+ * <li>Bytes after a complete response (Kodiak sends one request at a time) keep the connection
+ *     out of the pool: pooled, they would be read as the next exchange's response, as nginx
+ *     also refuses ("upstream sent more data than specified").</li>
+ * </ul>
  */
 public final class UpstreamFilter extends BaseFilter {
 
     @Override
     public NextAction handleRead(FilterChainContext ctx) throws IOException {
+        Buffer buffer = ctx.getMessage();
+        if (!buffer.hasRemaining()) {
+            // Reads resumed after a pause: everything was handed over before it.
+            return ctx.getStopAction();
+        }
         UpstreamConnection state = UpstreamConnection.peek(ctx.getConnection());
         ResponseListener listener = state == null ? null : state.listener();
-        HttpContent content = ctx.getMessage();
         if (listener == null) {
-            content.recycle();
             ctx.getConnection().closeSilently();
             return ctx.getStopAction();
         }
-        if (UpstreamCodecFilter.isInterim((HttpResponsePacket) content.getHttpHeader())) {
-            // A 102 or 103 before the final response: not relayed (as nginx does not), the final one follows.
-            content.recycle();
+        ResponseReading reading = state.reading();
+        boolean paused = false;
+        try {
+            while (buffer.hasRemaining()) {
+                if (reading.phase == ResponseReading.Phase.HEAD) {
+                    if (!reading.heads.read(buffer)) {
+                        break;
+                    }
+                    paused |= !onHead(reading, listener, buffer);
+                } else if (reading.phase == ResponseReading.Phase.BODY) {
+                    int n = reading.body.next(buffer);
+                    Buffer piece = n > 0 ? take(buffer, n) : null;
+                    if (reading.body.isDone()) {
+                        end(reading, listener, null, piece, buffer);
+                    } else if (piece != null) {
+                        paused |= !listener.onResponseBody(piece);
+                    }
+                } else {
+                    paused |= !listener.onTunnelBytes(take(buffer, buffer.remaining()));
+                }
+                if (reading.phase == ResponseReading.Phase.HEAD && reading.completed) {
+                    // The response is over; the listener may already have handed the connection on.
+                    reading.completed = false;
+                    return ctx.getStopAction();
+                }
+            }
+        } catch (HttpViolationException e) {
+            reading.reset();
+            listener.onInvalidResponse(e.violation());
+            ctx.getConnection().closeSilently();
             return ctx.getStopAction();
         }
-        return listener.onResponseContent(ctx, content);
+        if (paused) {
+            // Every byte of this read was handed over; the context keeps an empty remainder.
+            NextAction suspend = state.gate().close(ctx);
+            if (suspend != null) {
+                return suspend;
+            }
+        }
+        return ctx.getStopAction();
+    }
+
+    /**
+     * A complete head. The head goes on with the first piece of its body, when that came in the
+     * same read: a body broken before its first data byte is answered with 502 instead of being
+     * cut off after its head. Returns false when the listener asked to pause reads.
+     */
+    private static boolean onHead(ResponseReading reading, ResponseListener listener, Buffer buffer) {
+        ResponseHead head = reading.head;
+        head.parse(reading.heads);
+        int status = head.status();
+        if (status == 101) {
+            if (!listener.upgradeRequested()) {
+                throw new HttpViolationException(Violation.UNSOLICITED_SWITCH);
+            }
+            reading.phase = ResponseReading.Phase.TUNNEL;
+            listener.onResponseHead(head);
+            return true;
+        }
+        if (head.isInterim()) {
+            listener.onInterimResponse(head);
+            return true;
+        }
+        reading.keepAlive = head.wantsKeepAlive();
+        BodyReader body = reading.body;
+        if (!head.hasBody(listener.requestWasHead())) {
+            body.expectNone();
+        } else if (head.isChunked()) {
+            body.expectChunked();
+        } else if (head.contentLength() >= 0) {
+            body.expectLength(head.contentLength());
+        } else {
+            body.expectUntilClose();
+        }
+        Buffer first = null;
+        while (first == null && buffer.hasRemaining() && !body.isDone()) {
+            int n = body.next(buffer);
+            if (n > 0) {
+                first = take(buffer, n);
+            }
+        }
+        if (body.isDone()) {
+            end(reading, listener, head, first, buffer);
+            return true;
+        }
+        reading.phase = ResponseReading.Phase.BODY;
+        listener.onResponseHead(head);
+        return first == null || listener.onResponseBody(first);
+    }
+
+    private static void end(ResponseReading reading, ResponseListener listener, ResponseHead head, Buffer lastPiece,
+                            Buffer buffer) {
+        reading.phase = ResponseReading.Phase.HEAD;
+        reading.completed = true;
+        listener.onResponseEnd(head, lastPiece, reading.keepAlive && !buffer.hasRemaining());
+    }
+
+    /** The next {@code n} bytes as a buffer of their own, sharing the read buffer's memory. */
+    static Buffer take(Buffer buffer, int n) {
+        int position = buffer.position();
+        Buffer piece = buffer.slice(position, position + n);
+        buffer.position(position + n);
+        return piece;
     }
 
     @Override
     public NextAction handleClose(FilterChainContext ctx) throws IOException {
         UpstreamConnection state = UpstreamConnection.peek(ctx.getConnection());
-        ResponseListener listener = state == null ? null : state.closed();
+        if (state == null) {
+            return ctx.getInvokeAction();
+        }
+        state.gate().discard();
+        ResponseReading reading = state.reading();
+        boolean delimited = reading.phase == ResponseReading.Phase.BODY && reading.body.closeEnds();
+        ResponseListener listener = state.closed();
         if (listener != null) {
-            listener.onUpstreamClosed();
+            if (delimited) {
+                reading.reset();
+                listener.onResponseEnd(null, null, false);
+            } else {
+                listener.onUpstreamClosed();
+            }
         }
         return ctx.getInvokeAction();
     }

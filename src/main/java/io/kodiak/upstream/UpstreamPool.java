@@ -30,6 +30,7 @@ public final class UpstreamPool {
     private final SocketAddress address;
     private final SingleEndpointPool<SocketAddress> pool;
     private final boolean persistent;
+    private final long connectTimeoutMillis;
     private final AtomicInteger waiting = new AtomicInteger();
 
     UpstreamPool(UpstreamTarget target, TCPNIOTransport transport, DelayedExecutor timers,
@@ -38,6 +39,7 @@ public final class UpstreamPool {
         this.transport = transport;
         this.address = new InetSocketAddress(target.host(), target.port());
         this.persistent = persistent;
+        this.connectTimeoutMillis = connectTimeoutMillis;
         this.pool = SingleEndpointPool.builder(SocketAddress.class)
                 .connectorHandler(transport)
                 .endpointAddress(address)
@@ -138,6 +140,10 @@ public final class UpstreamPool {
     public void discard(Connection<?> connection) {
         pool.detach(connection);
         connection.closeSilently();
+    }
+
+    public long connectTimeoutMillis() {
+        return connectTimeoutMillis;
     }
 
     public boolean isAtCapacity() {

@@ -1,6 +1,6 @@
 package io.kodiak.admin;
 
-import io.kodiak.forward.ExchangeObserver;
+import io.kodiak.exchange.ExchangeObserver;
 import io.kodiak.support.RawHttp;
 import io.kodiak.support.TestUpstream;
 import org.junit.jupiter.api.Test;

@@ -132,20 +132,39 @@ class SmugglingDefenceTest {
     // ----------------------------------------------------------------- responses
 
     @Test
-    void interimResponsesAreDroppedAndTheFinalOneRelayed() throws Exception {
-        // Once with the final response in a later read, once in the same read as the 103.
-        start(i -> "HTTP/1.1 103 Early Hints\r\nLink: </s.css>; rel=preload\r\n\r\n" + (i == 0 ? ScriptedUpstream.PAUSE : "")
+    void interimResponsesAreRelayedAndTheFinalOneFollows() throws Exception {
+        // RFC 9110 §15.2: a proxy forwards 1xx to an HTTP/1.1 client. Once with the final response
+        // in a later read, once in the same read as the 103.
+        start(i -> "HTTP/1.1 103 Early Hints\r\nLink: </s.css>; rel=preload\r\nConnection: x-hop\r\nX-Hop: 1\r\n\r\n"
+                + (i == 0 ? ScriptedUpstream.PAUSE : "")
                 + "HTTP/1.1 200 OK\r\nContent-Length: " + (5 + i) + "\r\n\r\nfinal" + "!".repeat(i));
         try (RawHttp raw = new RawHttp(proxy.port())) {
-            RawHttp.Response first = raw.send("GET /1 HTTP/1.1\r\nHost: a\r\n\r\n").read();
+            raw.send("GET /1 HTTP/1.1\r\nHost: a\r\n\r\n");
+            RawHttp.Response hints = raw.read();
+            assertEquals(103, hints.status());
+            assertEquals("</s.css>; rel=preload", hints.header("link"));
+            assertEquals(null, hints.header("x-hop"), "fields named by Connection stay on their hop");
+            RawHttp.Response first = raw.read();
             assertEquals(200, first.status());
             assertEquals("final", first.bodyText());
             assertEquals(1, idleAfterTheExchange(), "the connection went back to the pool");
-            RawHttp.Response second = raw.send("GET /2 HTTP/1.1\r\nHost: a\r\n\r\n").read();
+            raw.send("GET /2 HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertEquals(103, raw.read().status());
+            RawHttp.Response second = raw.read();
             assertEquals(200, second.status());
             assertEquals("final!", second.bodyText());
         }
         assertEquals(1, upstream.connections(), "the upstream connection stays usable after an interim response");
+    }
+
+    @Test
+    void interimResponsesAreNotSentToAnHttp10Client() throws Exception {
+        start(i -> "HTTP/1.1 102 Processing\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfinal");
+        try (RawHttp raw = new RawHttp(proxy.port())) {
+            RawHttp.Response response = raw.send("GET /1 HTTP/1.0\r\n\r\n").read();
+            assertEquals(200, response.status());
+            assertEquals("final", response.bodyText());
+        }
     }
 
     @Test

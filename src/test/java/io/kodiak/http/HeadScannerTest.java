@@ -13,20 +13,28 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
- * The head scanner on its own, over a head that accumulates in one buffer as Grizzly keeps it:
- * the same end or the same violation wherever the reads split it.
+ * The head scanner through {@link HeadReader}, as the codecs use it: the same end or the same
+ * violation wherever the reads split the head (the first read up to each split, the rest in a
+ * second read).
  */
 class HeadScannerTest {
-    /** The index just after the head, scanning what "arrived" up to each split in turn; -1 when incomplete. */
+    /** The index just after the head when it completed, reads split at {@code splits}; -1 when incomplete. */
     private static int scan(HeadScanner.Start start, String head, int... splits) {
         byte[] bytes = head.getBytes(StandardCharsets.ISO_8859_1);
-        Buffer buffer = Buffers.wrap(MemoryManager.DEFAULT_MEMORY_MANAGER, bytes);
-        HeadScanner scanner = new HeadScanner(start);
-        for (int split : splits) {
-            scanner.scanArrived(buffer, split);
+        HeadReader reader = new HeadReader(start, 64 * 1024, Violation.REQUEST_LINE_TOO_LONG);
+        int from = 0;
+        int consumed = 0;
+        int[] ends = java.util.Arrays.copyOf(splits, splits.length + 1);
+        ends[splits.length] = bytes.length;
+        for (int to : ends) {
+            Buffer read = Buffers.wrap(MemoryManager.DEFAULT_MEMORY_MANAGER, java.util.Arrays.copyOfRange(bytes, from, to));
+            if (reader.read(read)) {
+                return consumed + read.position();
+            }
+            consumed += to - from;
+            from = to;
         }
-        scanner.scanArrived(buffer, bytes.length);
-        return scanner.isDone() ? endOf(head) : -1;
+        return -1;
     }
 
     private static int endOf(String head) {
@@ -78,9 +86,6 @@ class HeadScannerTest {
             "HTTP/1.1 2000 OK\\r\\n\\r\\n#STATUS_LINE_SYNTAX",
             "HTTP/1.1  200 OK\\r\\n\\r\\n#STATUS_LINE_SYNTAX",
             "HTTP/1.1 200 OK\\r\\nSet-Cookie: a\\rSet-Cookie: b\\r\\n\\r\\n#FIELD_VALUE_CHARACTER",
-            "HTTP/1.1 100 Continue\\r\\n\\r\\nHTTP/1.1 200 OK\\r\\nX: a\\rb\\r\\n\\r\\n#FIELD_VALUE_CHARACTER",
-            "HTTP/1.1 100 Continue\\r\\nX: 1\\r\\n\\r\\nHTTP/1.1 200 OK\\r\\n\\r\\n#CONTINUE_NOT_BARE",
-            "HTTP/1.1 100 Continue\\n\\nHTTP/1.1 200 OK\\r\\n\\r\\n#CONTINUE_NOT_BARE",
     })
     void responseHeadViolationsAreFoundWhereverTheHeadIsSplit(String head, Violation violation) {
         assertViolationAtEverySplit(HeadScanner.Start.STATUS_LINE, Escapes.unescape(head), violation);

@@ -1,8 +1,8 @@
 package io.kodiak.upstream;
 
-import org.glassfish.grizzly.filterchain.FilterChainContext;
-import org.glassfish.grizzly.filterchain.NextAction;
-import org.glassfish.grizzly.http.HttpContent;
+import io.kodiak.http.ResponseHead;
+import io.kodiak.http.Violation;
+import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.utils.DelayedExecutor;
 import org.junit.jupiter.api.Test;
 
@@ -20,12 +20,42 @@ class ExchangeDeadlinesTest {
         int deadlines;
 
         @Override
-        public NextAction onResponseContent(FilterChainContext ctx, HttpContent content) {
+        public boolean requestWasHead() {
             throw new AssertionError("not used");
         }
 
         @Override
-        public void onInvalidResponse(String problem) {
+        public boolean upgradeRequested() {
+            throw new AssertionError("not used");
+        }
+
+        @Override
+        public void onInterimResponse(ResponseHead head) {
+            throw new AssertionError("not used");
+        }
+
+        @Override
+        public void onResponseHead(ResponseHead head) {
+            throw new AssertionError("not used");
+        }
+
+        @Override
+        public boolean onResponseBody(Buffer piece) {
+            throw new AssertionError("not used");
+        }
+
+        @Override
+        public void onResponseEnd(ResponseHead head, Buffer lastPiece, boolean reusable) {
+            throw new AssertionError("not used");
+        }
+
+        @Override
+        public boolean onTunnelBytes(Buffer bytes) {
+            throw new AssertionError("not used");
+        }
+
+        @Override
+        public void onInvalidResponse(Violation violation) {
             throw new AssertionError("not used");
         }
 

@@ -1,4 +1,4 @@
-package io.kodiak.forward;
+package io.kodiak.exchange;
 
 import io.kodiak.http.Violation;
 
@@ -7,7 +7,7 @@ import io.kodiak.http.Violation;
  * for the body and log, whether the client connection must close afterwards (the request's
  * framing can no longer be trusted), and a short cause for metrics.
  */
-enum ProxyError {
+public enum ProxyError {
     NO_ROUTE(404, "no route matches this path", false, "no_route"),
     BAD_REQUEST(400, "malformed request", true, "bad_request"),
     BAD_FIELD_NAME(400, "malformed header field name (not a token, or space before the colon)", true, "bad_request"),
@@ -32,20 +32,26 @@ enum ProxyError {
     INVALID_RESPONSE(502, "upstream sent an invalid response", false, "invalid_response"),
     RESPONSE_TIMEOUT(504, "upstream did not answer within response-timeout", false, "timeout"),
     REQUEST_BODY_STALLED(408, "request body stalled longer than idle-timeout", true, "client_timeout"),
+    /** Only logged: a tunnel (after 101) closed for want of traffic either way. */
+    TUNNEL_IDLE(504, "upgraded connection idle longer than idle-timeout", false, "tunnel_idle"),
     /** Only logged: the response had started, so the client connection is closed instead. */
     TRANSFER_STALLED(504, "response transfer stalled longer than idle-timeout", false, "stalled");
 
-    final int status;
-    final String text;
-    final boolean closeClient;
-    final String cause;
+    public final int status;
+    public final String text;
+    public final boolean closeClient;
+    public final String cause;
+    /** The status line's reason phrase (RFC 9110 §15). */
+    public final String reason;
 
     /** The answer to a request head that broke {@code violation}; the violation's own text goes with it as the detail. */
-    static ProxyError of(Violation violation) {
+    public static ProxyError of(Violation violation) {
         return switch (violation) {
             case FIELD_NAME_NOT_TOKEN, FIELD_LINE_WITHOUT_COLON -> BAD_FIELD_NAME;
             case HOST_MISSING, HOST_REPEATED, HOST_INVALID -> BAD_HOST;
             case HEAD_TOO_LARGE -> HEADERS_TOO_LARGE;
+            case REQUEST_LINE_TOO_LONG -> URI_TOO_LONG;
+            case CONTENT_LENGTH_SYNTAX -> BAD_CONTENT_LENGTH;
             case CONFLICTING_CONTENT_LENGTHS -> CONFLICTING_LENGTHS;
             case TRANSFER_CODING_UNSUPPORTED -> UNSUPPORTED_TRANSFER_ENCODING;
             case CONTENT_LENGTH_WITH_TRANSFER_ENCODING -> AMBIGUOUS_LENGTH;
@@ -59,5 +65,21 @@ enum ProxyError {
         this.text = text;
         this.closeClient = closeClient;
         this.cause = cause;
+        this.reason = switch (status) {
+            case 400 -> "Bad Request";
+            case 404 -> "Not Found";
+            case 408 -> "Request Timeout";
+            case 413 -> "Content Too Large";
+            case 414 -> "URI Too Long";
+            case 421 -> "Misdirected Request";
+            case 429 -> "Too Many Requests";
+            case 431 -> "Request Header Fields Too Large";
+            case 501 -> "Not Implemented";
+            case 502 -> "Bad Gateway";
+            case 503 -> "Service Unavailable";
+            case 504 -> "Gateway Timeout";
+            case 505 -> "HTTP Version Not Supported";
+            default -> "Error";
+        };
     }
 }

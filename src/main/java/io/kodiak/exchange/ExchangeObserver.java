@@ -1,4 +1,4 @@
-package io.kodiak.forward;
+package io.kodiak.exchange;
 
 /**
  * Receives one call per finished exchange and one per error cause, on the I/O thread that ended

@@ -1,4 +1,4 @@
-package io.kodiak.forward;
+package io.kodiak.exchange;
 
 import java.util.concurrent.atomic.AtomicInteger;
 

@@ -1,4 +1,4 @@
-package io.kodiak.forward;
+package io.kodiak.exchange;
 
 import io.kodiak.routing.Router;
 import io.kodiak.upstream.ExchangeDeadlines;
@@ -21,11 +21,13 @@ public final class ForwardingServices {
     private final long maxBodySize;
     private final Map<String, LongAdder> errorsByCause = new ConcurrentHashMap<>();
     private final ExchangeObserver observer;
+    private final Recorder recorder;
 
     public ForwardingServices(Router router, UpstreamClient upstreams, org.glassfish.grizzly.utils.DelayedExecutor timers,
                               long responseTimeoutMillis, long stallTimeoutMillis, long maxBodySize, Drain drain,
                               ExchangeObserver observer) {
         this.observer = observer;
+        this.recorder = new Recorder(observer);
         this.router = router;
         this.upstreams = upstreams;
         this.deadlines = new ExchangeDeadlines(timers);
@@ -74,6 +76,10 @@ public final class ForwardingServices {
         String cause = error == null ? CLIENT_ABORT : error.cause;
         errorsByCause.computeIfAbsent(cause, k -> new LongAdder()).increment();
         observer.onError(cause);
+    }
+
+    Recorder recorder() {
+        return recorder;
     }
 
     ExchangeObserver observer() {

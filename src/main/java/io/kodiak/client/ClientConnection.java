@@ -1,0 +1,438 @@
+package io.kodiak.client;
+
+import io.kodiak.exchange.Admission;
+import io.kodiak.exchange.ClientSide;
+import io.kodiak.exchange.Exchange;
+import io.kodiak.exchange.LocalAnswer;
+import io.kodiak.exchange.ProxyError;
+import io.kodiak.http.BodyReader;
+import io.kodiak.http.HeadReader;
+import io.kodiak.http.HeadScanner;
+import io.kodiak.http.HttpViolationException;
+import io.kodiak.http.RequestHead;
+import io.kodiak.http.Violation;
+import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.filterchain.FilterChainContext;
+import org.glassfish.grizzly.filterchain.NextAction;
+import org.glassfish.grizzly.utils.DelayedExecutor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
+
+/**
+ * One client connection: its codec state (a {@link HeadReader}, the {@link RequestHead} it
+ * fills, a {@link BodyReader}), where it stands ({@link State}), the exchange it serves, and the
+ * read it holds back while that exchange runs. Requests are served one at a time, in order: the
+ * bytes of a pipelined request wait, unread, until the response before it is out.
+ */
+final class ClientConnection implements ClientSide {
+    private static final Logger LOG = LoggerFactory.getLogger(ClientConnection.class);
+    /** Beyond this much unread request body after an early answer, closing is cheaper than reading it. */
+    private static final long MAX_BODY_TO_DISCARD = 1024 * 1024;
+    private static final AtomicLongFieldUpdater<ClientConnection> IDLE_DEADLINE =
+            AtomicLongFieldUpdater.newUpdater(ClientConnection.class, "idleDeadline");
+
+    /**
+     * <pre>
+     *   HEAD --head read--> BODY (a body follows) | WAIT (none) | CLOSING (refused, closes) | DISCARD (refused, body skipped)
+     *   BODY --body read--> WAIT        BODY --exchange ended first--> DISCARD | CLOSING
+     *   WAIT --exchange ended--> HEAD | CLOSING      WAIT --101--> TUNNEL --either side closed--> CLOSING
+     *   DISCARD --body read--> HEAD
+     * </pre>
+     */
+    enum State {
+        /** Reading a request head (or waiting for one: the connection is idle). */
+        HEAD,
+        /** Reading the current request's body into its exchange. */
+        BODY,
+        /** Reading and dropping what is left of the body of a request already answered. */
+        DISCARD,
+        /** The request was read; its exchange runs. Bytes that arrive now are the next request's: held. */
+        WAIT,
+        /** After a 101: bytes go to the exchange as they come. */
+        TUNNEL,
+        /** Closing once what was written is out; nothing read is handled any more. */
+        CLOSING
+    }
+
+    private final Connection<?> connection;
+    private final ClientSettings settings;
+    private final Admission admission;
+    private final IdleClock idleClock;
+    private final HeadReader heads;
+    private final RequestHead head = new RequestHead();
+    private final BodyReader body;
+    private String address;
+    /** Read by the timer thread; see {@link IdleClock}. */
+    private volatile long idleDeadline = IdleClock.NO_DEADLINE;
+
+    // Guarded by this.
+    private State state = State.HEAD;
+    private Exchange current;
+    private FilterChainContext held;
+    private boolean resumedEarly;
+    private int requests;
+    private long discardLeft;
+
+    ClientConnection(Connection<?> connection, ClientSettings settings, Admission admission, IdleClock idleClock) {
+        this.connection = connection;
+        this.settings = settings;
+        this.admission = admission;
+        this.idleClock = idleClock;
+        this.heads = new HeadReader(HeadScanner.Start.REQUEST_LINE, settings.maxHeaderSize(), Violation.REQUEST_LINE_TOO_LONG);
+        this.body = new BodyReader(settings.maxHeaderSize());
+    }
+
+    // --------------------------------------------------------------- reading
+
+    /** Everything read from the client, in order. */
+    NextAction onRead(FilterChainContext ctx) {
+        Buffer buffer = ctx.getMessage();
+        while (true) {
+            State now;
+            Exchange exchange;
+            synchronized (this) {
+                now = state;
+                exchange = current;
+            }
+            if (now == State.CLOSING || !buffer.hasRemaining()) {
+                return ctx.getStopAction();
+            }
+            NextAction stop = switch (now) {
+                case HEAD -> readHead(ctx, buffer);
+                case BODY -> readBody(ctx, buffer, exchange);
+                case DISCARD -> discard(buffer);
+                case WAIT -> holdUntilAnswered(ctx);
+                case TUNNEL -> relay(ctx, buffer, exchange);
+                case CLOSING -> ctx.getStopAction();
+            };
+            if (stop != null) {
+                return stop;
+            }
+        }
+    }
+
+    private NextAction readHead(FilterChainContext ctx, Buffer buffer) {
+        long start = System.nanoTime();
+        try {
+            if (!heads.read(buffer)) {
+                return ctx.getStopAction();
+            }
+            head.parse(heads);
+        } catch (HttpViolationException e) {
+            Violation violation = e.violation();
+            refuse(ProxyError.of(violation), violation.text(), null, start);
+            return ctx.getStopAction();
+        }
+        idleClock.stop(this);
+        synchronized (this) {
+            requests++;
+        }
+        Admission.Decision decision = admission.decide(head);
+        if (decision.refusal() != null) {
+            admission.recordRefusal(address(), head, decision.route(), decision.refusal(), start);
+            answer(decision.refusal(), head.method() == io.kodiak.http.RequestMethod.HEAD);
+            return null;
+        }
+        startBody();
+        Exchange exchange = admission.begin(this, head, decision.route(), address());
+        synchronized (this) {
+            current = exchange;
+            state = body.isDone() ? State.WAIT : State.BODY;
+        }
+        exchange.start();
+        return null;
+    }
+
+    private void startBody() {
+        if (head.isChunked()) {
+            body.expectChunked();
+        } else {
+            body.expectLength(Math.max(0, head.contentLength()));
+        }
+    }
+
+    private NextAction readBody(FilterChainContext ctx, Buffer buffer, Exchange exchange) {
+        int n;
+        try {
+            n = body.next(buffer);
+        } catch (HttpViolationException e) {
+            exchange.onRequestBodyBroken(e.violation());
+            return ctx.getStopAction();
+        }
+        boolean last = body.isDone();
+        boolean go = true;
+        if (n > 0 || last) {
+            go = exchange.onRequestBody(n > 0 ? take(buffer, n) : org.glassfish.grizzly.memory.Buffers.EMPTY_BUFFER, last);
+        }
+        if (last) {
+            synchronized (this) {
+                if (state == State.BODY) {
+                    state = State.WAIT;
+                } else if (state == State.DISCARD) {
+                    // The exchange ended while its last body bytes were on their way.
+                    state = State.HEAD;
+                }
+            }
+        }
+        return go ? null : pause(ctx);
+    }
+
+    private NextAction discard(Buffer buffer) {
+        int n;
+        try {
+            n = body.next(buffer);
+        } catch (HttpViolationException e) {
+            closeNow();
+            return null;
+        }
+        buffer.position(buffer.position() + Math.max(0, n));
+        boolean done = body.isDone();
+        boolean close;
+        synchronized (this) {
+            discardLeft -= Math.max(0, n);
+            close = discardLeft < 0;
+            if (done && !close) {
+                state = State.HEAD;
+            }
+        }
+        if (close) {
+            closeNow();
+        } else if (done) {
+            idleClock.start(this);
+        }
+        return null;
+    }
+
+    /** The next request arrived while the previous one's exchange runs: it waits, unread, for the answer. */
+    private NextAction holdUntilAnswered(FilterChainContext ctx) {
+        synchronized (this) {
+            if (state != State.WAIT) {
+                return null;
+            }
+            return hold(ctx);
+        }
+    }
+
+    private NextAction relay(FilterChainContext ctx, Buffer buffer, Exchange exchange) {
+        boolean go = exchange.onClientTunnelBytes(take(buffer, buffer.remaining()));
+        return go ? null : pause(ctx);
+    }
+
+    /** The exchange asked to stop reading (its upstream has no room); null when it already asked to go on. */
+    private NextAction pause(FilterChainContext ctx) {
+        synchronized (this) {
+            if (resumedEarly) {
+                resumedEarly = false;
+                return null;
+            }
+            return hold(ctx);
+        }
+    }
+
+    /** Under the lock: suspends the read, keeping the unread bytes as the context's message. */
+    private NextAction hold(FilterChainContext ctx) {
+        NextAction suspend = ctx.getSuspendAction();
+        ctx.suspend();
+        held = ctx;
+        return suspend;
+    }
+
+    private static Buffer take(Buffer buffer, int n) {
+        int position = buffer.position();
+        Buffer piece = buffer.slice(position, position + n);
+        buffer.position(position + n);
+        return piece;
+    }
+
+    // ------------------------------------------------------ answering locally
+
+    /** A head that cannot be accepted: the precise status, and the connection closes. */
+    private void refuse(ProxyError error, String detail, RequestHead parsed, long start) {
+        synchronized (this) {
+            state = State.CLOSING;
+        }
+        admission.recordRefusal(address(), parsed, null, error, start);
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("refused a request from {}: {} {}: {}", address(), error.status, error.text, detail);
+        }
+        connection.write(LocalAnswer.of(error, detail, false, true, connection.getMemoryManager()));
+        closeNow();
+    }
+
+    /** Kodiak's answer to a request it read but does not forward (no route, draining, too large...). */
+    private void answer(ProxyError error, boolean headRequest) {
+        boolean keep = !error.closeClient && head.wantsKeepAlive() && mayKeepAlive();
+        boolean skipBody = keep && head.hasBody();
+        connection.write(LocalAnswer.of(error, null, headRequest, !keep, connection.getMemoryManager()));
+        if (!keep) {
+            synchronized (this) {
+                state = State.CLOSING;
+            }
+            closeNow();
+            return;
+        }
+        if (skipBody) {
+            startBody();
+            synchronized (this) {
+                state = State.DISCARD;
+                discardLeft = MAX_BODY_TO_DISCARD;
+            }
+        } else {
+            idleClock.start(this);
+        }
+    }
+
+    // ------------------------------------------------------ the exchange's side
+
+    @Override
+    public Connection<?> connection() {
+        return connection;
+    }
+
+    @Override
+    public void write(Buffer bytes) {
+        connection.write(bytes);
+    }
+
+    @Override
+    public void resumeReads() {
+        FilterChainContext ctx;
+        synchronized (this) {
+            ctx = held;
+            held = null;
+            if (ctx == null) {
+                resumedEarly = true;
+                return;
+            }
+        }
+        ctx.resume();
+    }
+
+    @Override
+    public synchronized boolean mayKeepAlive() {
+        return settings.persistentConnections()
+                && (settings.maxRequestsPerConnection() < 0 || requests < settings.maxRequestsPerConnection());
+    }
+
+    @Override
+    public void switchToTunnel(Exchange exchange) {
+        FilterChainContext ctx;
+        synchronized (this) {
+            if (current != exchange || state == State.CLOSING) {
+                return;
+            }
+            state = State.TUNNEL;
+            ctx = held;
+            held = null;
+        }
+        if (ctx != null) {
+            // Bytes the client sent ahead of the 101 belong to the new protocol.
+            ctx.resume();
+        }
+    }
+
+    @Override
+    public void exchangeEnded(Exchange exchange, boolean keepAlive) {
+        FilterChainContext ctx;
+        boolean close;
+        boolean idle = false;
+        synchronized (this) {
+            if (current != exchange) {
+                return;
+            }
+            current = null;
+            resumedEarly = false;
+            close = !keepAlive || state == State.CLOSING || state == State.TUNNEL;
+            if (close) {
+                state = State.CLOSING;
+            } else if (state == State.BODY) {
+                // Answered before the client finished sending: the rest is read and dropped.
+                state = State.DISCARD;
+                discardLeft = MAX_BODY_TO_DISCARD;
+            } else {
+                state = State.HEAD;
+                idle = true;
+            }
+            ctx = held;
+            held = null;
+        }
+        if (close) {
+            if (ctx != null) {
+                ctx.completeAndRecycle();
+            }
+            closeNow();
+            return;
+        }
+        if (idle) {
+            idleClock.start(this);
+        }
+        if (ctx != null) {
+            // A pipelined request (or body bytes held by back-pressure) goes on now.
+            ctx.resume();
+        }
+    }
+
+    // ------------------------------------------------------------- lifecycle
+
+    /** Closes once what was written is out. */
+    private void closeNow() {
+        connection.closeSilently();
+    }
+
+    void onClosed() {
+        setIdleDeadline(DelayedExecutor.UNSET_TIMEOUT);
+        Exchange exchange;
+        FilterChainContext ctx;
+        synchronized (this) {
+            state = State.CLOSING;
+            exchange = current;
+            ctx = held;
+            held = null;
+        }
+        heads.clear();
+        if (ctx != null) {
+            ctx.completeAndRecycle();
+        }
+        if (exchange != null) {
+            exchange.onClientClosed();
+        }
+    }
+
+    void idleTimedOut() {
+        synchronized (this) {
+            if (current != null || state != State.HEAD) {
+                return;
+            }
+            state = State.CLOSING;
+        }
+        closeNow();
+    }
+
+    long idleDeadline() {
+        return idleDeadline;
+    }
+
+    /** Sets the idle deadline unless the connection is closed (then it stays UNSET, so the timer drops it). */
+    void setIdleDeadline(long millis) {
+        long now;
+        do {
+            now = idleDeadline;
+            if (now == DelayedExecutor.UNSET_TIMEOUT) {
+                return;
+            }
+        } while (!IDLE_DEADLINE.compareAndSet(this, now, millis));
+    }
+
+    /** The client's IP address as text, for X-Forwarded-For and the access log. */
+    String address() {
+        if (address == null) {
+            Object peer = connection.getPeerAddress();
+            address = peer instanceof InetSocketAddress inet ? inet.getAddress().getHostAddress() : String.valueOf(peer);
+        }
+        return address;
+    }
+}

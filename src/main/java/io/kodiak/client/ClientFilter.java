@@ -1,0 +1,60 @@
+package io.kodiak.client;
+
+import io.kodiak.exchange.Admission;
+import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.Grizzly;
+import org.glassfish.grizzly.attributes.Attribute;
+import org.glassfish.grizzly.filterchain.BaseFilter;
+import org.glassfish.grizzly.filterchain.FilterChainContext;
+import org.glassfish.grizzly.filterchain.NextAction;
+import org.glassfish.grizzly.utils.DelayedExecutor;
+
+import java.io.IOException;
+
+/**
+ * Kodiak's HTTP/1.1 server side on the client transport, right above Grizzly's TransportFilter:
+ * it hands each connection's reads to its {@link ClientConnection}, which parses requests with
+ * Kodiak's own codec and starts their exchanges. Responses are written straight to the
+ * connection as bytes.
+ */
+public final class ClientFilter extends BaseFilter {
+    private static final Attribute<ClientConnection> STATE =
+            Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(ClientConnection.class.getName());
+
+    private final ClientSettings settings;
+    private final Admission admission;
+    private final IdleClock idleClock;
+
+    public ClientFilter(ClientSettings settings, Admission admission, DelayedExecutor timers) {
+        this.settings = settings;
+        this.admission = admission;
+        this.idleClock = new IdleClock(timers, settings.idleTimeoutMillis());
+    }
+
+    @Override
+    public NextAction handleAccept(FilterChainContext ctx) throws IOException {
+        Connection<?> connection = ctx.getConnection();
+        ClientConnection client = new ClientConnection(connection, settings, admission, idleClock);
+        STATE.set(connection, client);
+        idleClock.join(client);
+        return ctx.getInvokeAction();
+    }
+
+    @Override
+    public NextAction handleRead(FilterChainContext ctx) throws IOException {
+        ClientConnection client = STATE.get(ctx.getConnection());
+        if (client == null) {
+            return ctx.getStopAction();
+        }
+        return client.onRead(ctx);
+    }
+
+    @Override
+    public NextAction handleClose(FilterChainContext ctx) throws IOException {
+        ClientConnection client = STATE.get(ctx.getConnection());
+        if (client != null) {
+            client.onClosed();
+        }
+        return ctx.getInvokeAction();
+    }
+}

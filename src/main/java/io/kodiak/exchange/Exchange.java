@@ -1,0 +1,620 @@
+package io.kodiak.exchange;
+
+import io.kodiak.http.ChunkFramer;
+import io.kodiak.http.RequestHead;
+import io.kodiak.http.ResponseHead;
+import io.kodiak.http.Violation;
+import io.kodiak.routing.Route;
+import io.kodiak.upstream.ResponseListener;
+import io.kodiak.upstream.UpstreamConnection;
+import io.kodiak.upstream.UpstreamPool;
+import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.CompletionHandler;
+import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.WriteHandler;
+import org.glassfish.grizzly.memory.Buffers;
+import org.glassfish.grizzly.memory.CompositeBuffer;
+import org.glassfish.grizzly.memory.MemoryManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One request and its response, from the parsed request head to the last response byte. Its
+ * {@link Phase} is the one record of where it stands; it owns everything whose lifetime is the
+ * exchange: the upstream connection (released to the pool only after a complete, reusable
+ * response; discarded on any error), the deadlines, and the one transition to an end after which
+ * nothing more is written anywhere ({@link #fail} is the single failure path).
+ *
+ * <p>Bytes move as the codecs hand them over: the upstream request head is built once, from the
+ * client's head bytes; body pieces are slices of the buffers they were read into, re-framed (a
+ * size line and a CRLF around them) only where the two sides' framing differs. When the receiving
+ * side's write queue is over its limit, reads on the sending side stop until the writer reports
+ * room ({@link io.kodiak.transport.ReadGate}).
+ *
+ * <p>Two threads touch an exchange: the client connection's selector thread and the upstream
+ * connection's. State changes happen under the exchange's lock; pool calls and the client side's
+ * end-of-exchange handling, which may run other exchanges' code, happen outside it.
+ */
+public final class Exchange implements ResponseListener {
+    private static final Logger LOG = LoggerFactory.getLogger(Exchange.class);
+    private static final int CLIENT_CLOSED_STATUS = 499;
+    /** Request body held while no upstream connection is ready yet; beyond it, client reads pause. */
+    private static final int MAX_HELD_BEFORE_CONNECTED = 64 * 1024;
+    private static final byte[] CONTINUE_100 = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    private final ForwardingServices services;
+    private final ClientSide client;
+    private final ForwardedRequest request;
+    private final Route route;
+    private final UpstreamPool pool;
+    private final MemoryManager memory;
+    private final Buffer upstreamHead;
+    private final long startNanos = System.nanoTime();
+
+    // Guarded by this.
+    private Phase phase = Phase.CONNECTING;
+    private boolean bodyReceived;
+    private Connection<?> upstream;
+    private UpstreamConnection upstreamState;
+    private boolean upstreamReused;
+    private boolean retried;
+    private CompositeBuffer held;
+    private boolean clientPaused;
+    private boolean continueSent;
+    private ClientFraming framing;
+    private boolean keepClient;
+    private long requestBytes;
+    private long responseBytes;
+    private long sentNanos = -1;
+    private long firstByteNanos = -1;
+    private int status;
+
+    Exchange(ForwardingServices services, ClientSide client, RequestHead head, ForwardedRequest request, Route route) {
+        this.services = services;
+        this.client = client;
+        this.request = request;
+        this.route = route;
+        this.pool = services.upstreams().poolFor(route.target());
+        this.memory = client.connection().getMemoryManager();
+        this.upstreamHead = UpstreamRequestHead.build(head, route, route.rewrite(request.path()), pool.persistent(),
+                request.upgrade(), request.clientAddress(), memory);
+        this.bodyReceived = !head.hasBody();
+    }
+
+    /** Asks the pool for a connection; the request goes out once one is ready. */
+    public void start() {
+        pool.acquire(new Acquisition(false));
+    }
+
+    // ------------------------------------------------------------------ request
+
+    private void onUpstreamReady(Connection<?> connection, boolean fresh) {
+        boolean resumeClient = false;
+        boolean waitForRoom = false;
+        boolean unused;
+        synchronized (this) {
+            unused = phase != Phase.CONNECTING;
+            if (!unused) {
+                upstream = connection;
+                upstreamState = UpstreamConnection.of(connection);
+                upstreamReused = upstreamState.bind(this) && !fresh;
+                phase = phase.bound(bodyReceived);
+                if (request.expectContinue() && !continueSent && !bodyReceived) {
+                    // Before the request leaves: the upstream's answer must not overtake the 100.
+                    continueSent = true;
+                    client.write(Buffers.wrap(memory, CONTINUE_100));
+                }
+                Buffer out = upstreamHead.duplicate();
+                if (held != null) {
+                    held.prepend(out);
+                    out = held;
+                    held = null;
+                }
+                connection.write(out);
+                if (bodyReceived) {
+                    markSent();
+                } else {
+                    services.deadlines().arm(upstreamState, services.stallTimeoutMillis());
+                }
+                if (clientPaused) {
+                    if (connection.canWrite()) {
+                        clientPaused = false;
+                        resumeClient = true;
+                    } else {
+                        waitForRoom = true;
+                    }
+                }
+            }
+        }
+        if (unused) {
+            // The exchange ended while the connection was on its way: nothing was written on it,
+            // but it is closed rather than pooled, as after any failure.
+            pool.discard(connection);
+        }
+        if (waitForRoom) {
+            upstreamConnection().notifyCanWrite(new ResumeClient());
+        }
+        if (resumeClient) {
+            client.resumeReads();
+        }
+    }
+
+    private synchronized Connection<?> upstreamConnection() {
+        return upstream;
+    }
+
+    private void markSent() {
+        sentNanos = System.nanoTime();
+        if (!phase.responseStarted()) {
+            services.deadlines().arm(upstreamState, services.responseTimeoutMillis());
+        }
+    }
+
+    /**
+     * Why no connection came, told by what failed and when, never by an exception's text: the
+     * pool's wait timed out (a full pool, or a connect still pending), or the connect failed.
+     * Grizzly's pool reports a connect that outlived connect-timeout as the same ConnectException
+     * type as a refused one, so the time it took tells them apart.
+     */
+    private void onAcquireFailed(Throwable error, long waitedNanos) {
+        ProxyError reason;
+        if (error instanceof TimeoutException) {
+            reason = pool.isAtCapacity() ? ProxyError.POOL_EXHAUSTED : ProxyError.CONNECT_TIMEOUT;
+        } else if (error == null || waitedNanos >= java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(pool.connectTimeoutMillis())) {
+            reason = ProxyError.CONNECT_TIMEOUT;
+        } else {
+            reason = ProxyError.CONNECT_FAILED;
+        }
+        fail(reason, error == null ? "connect timed out" : String.valueOf(error.getMessage()));
+    }
+
+    /**
+     * A piece of the request body from the client (a slice of its read buffer); {@code last}
+     * marks the end. Returns false when the client's reads must stop until {@link
+     * ClientSide#resumeReads()}: the upstream cannot take more yet.
+     */
+    public boolean onRequestBody(Buffer piece, boolean last) {
+        Connection<?> waitFor = null;
+        boolean tooLarge;
+        synchronized (this) {
+            if (phase.isOver()) {
+                return true;
+            }
+            requestBytes += piece.remaining();
+            tooLarge = services.exceedsBodyLimit(requestBytes);
+            if (!tooLarge) {
+                bodyReceived |= last;
+                Buffer out = request.chunked() ? ChunkFramer.frame(memory, piece, last) : piece;
+                if (phase == Phase.CONNECTING) {
+                    if (out != null) {
+                        if (held == null) {
+                            held = CompositeBuffer.newBuffer(memory);
+                            held.allowInternalBuffersDispose(false);
+                        }
+                        held.append(out);
+                    }
+                    if (!last && held != null && held.remaining() > MAX_HELD_BEFORE_CONNECTED) {
+                        clientPaused = true;
+                        return false;
+                    }
+                    return true;
+                }
+                if (out != null && out.hasRemaining()) {
+                    upstream.write(out);
+                }
+                if (last) {
+                    phase = phase.requestSent();
+                    markSent();
+                } else {
+                    services.deadlines().arm(upstreamState, services.stallTimeoutMillis());
+                    if (!upstream.canWrite()) {
+                        clientPaused = true;
+                        waitFor = upstream;
+                    }
+                }
+            }
+        }
+        if (tooLarge) {
+            fail(ProxyError.BODY_TOO_LARGE, "request body over " + services.maxBodySize() + " bytes");
+            return true;
+        }
+        if (waitFor != null) {
+            waitFor.notifyCanWrite(new ResumeClient());
+            return false;
+        }
+        return true;
+    }
+
+    /** The request body broke its chunked framing midway. */
+    public void onRequestBodyBroken(Violation violation) {
+        fail(ProxyError.BROKEN_BODY, violation.text());
+    }
+
+    /** After a 101, bytes from the client for the upstream. False: stop reading until there is room. */
+    public boolean onClientTunnelBytes(Buffer bytes) {
+        Connection<?> waitFor = null;
+        synchronized (this) {
+            if (phase != Phase.TUNNELLING) {
+                return true;
+            }
+            requestBytes += bytes.remaining();
+            upstream.write(bytes);
+            services.deadlines().arm(upstreamState, services.stallTimeoutMillis());
+            if (!upstream.canWrite()) {
+                clientPaused = true;
+                waitFor = upstream;
+            }
+        }
+        if (waitFor != null) {
+            waitFor.notifyCanWrite(new ResumeClient());
+            return false;
+        }
+        return true;
+    }
+
+    // ----------------------------------------------------------------- response
+
+    @Override
+    public boolean requestWasHead() {
+        return request.isHead();
+    }
+
+    @Override
+    public boolean upgradeRequested() {
+        return request.upgrade();
+    }
+
+    /**
+     * RFC 9110 §15.2: a proxy forwards interim responses to an HTTP/1.1 client (HAProxy does,
+     * nginx drops them), except 100 Continue, which Kodiak answers itself when the upstream is
+     * ready and which would otherwise come twice.
+     */
+    @Override
+    public void onInterimResponse(ResponseHead head) {
+        synchronized (this) {
+            if (phase.isOver() || phase.responseStarted()) {
+                return;
+            }
+            services.deadlines().arm(upstreamState, services.responseTimeoutMillis());
+            if (head.status() != 100 && request.http11()) {
+                client.write(ClientResponseHead.interim(head, memory));
+            }
+        }
+    }
+
+    @Override
+    public void onResponseHead(ResponseHead head) {
+        boolean tunnel;
+        synchronized (this) {
+            if (phase.isOver()) {
+                return;
+            }
+            tunnel = forwardHead(head);
+            services.deadlines().arm(upstreamState, services.stallTimeoutMillis());
+        }
+        if (tunnel) {
+            client.switchToTunnel(this);
+        }
+    }
+
+    /** Under the lock: the client's head for {@code head}; true when it switches to a tunnel (101). */
+    private boolean forwardHead(ResponseHead head) {
+        firstByteNanos = System.nanoTime();
+        status = head.status();
+        ClientResponseHead.Persistence persistence;
+        boolean tunnel = status == 101;
+        if (tunnel) {
+            framing = ClientFraming.AS_RECEIVED;
+            persistence = ClientResponseHead.Persistence.UPGRADE;
+            phase = phase.switched();
+        } else {
+            boolean body = head.hasBody(request.isHead());
+            framing = !body || !head.isCloseDelimited() && !head.isChunked() ? ClientFraming.AS_RECEIVED
+                    : request.http11() ? ClientFraming.CHUNKED : ClientFraming.CLOSE;
+            keepClient = framing != ClientFraming.CLOSE && request.keepAlive() && client.mayKeepAlive()
+                    && !services.drain().isDraining();
+            persistence = !keepClient ? ClientResponseHead.Persistence.CLOSE
+                    : request.http11() ? ClientResponseHead.Persistence.NOTHING : ClientResponseHead.Persistence.KEEP_ALIVE;
+            phase = phase.headForwarded();
+        }
+        client.write(ClientResponseHead.build(head, framing, persistence, memory));
+        return tunnel;
+    }
+
+    /** Under the lock: one piece of the response body, framed for the client. */
+    private void forwardPiece(Buffer piece) {
+        responseBytes += piece.remaining();
+        client.write(framing == ClientFraming.CHUNKED ? ChunkFramer.frame(memory, piece, false) : piece);
+    }
+
+    @Override
+    public boolean onResponseBody(Buffer piece) {
+        synchronized (this) {
+            if (phase.isOver()) {
+                return true;
+            }
+            forwardPiece(piece);
+            // Progress: the next piece must come within idle-timeout, also while the client is too
+            // slow to take this one (upstream reads stay paused and the deadline runs out).
+            services.deadlines().arm(upstreamState, services.stallTimeoutMillis());
+            if (client.connection().canWrite()) {
+                return true;
+            }
+        }
+        client.connection().notifyCanWrite(new ResumeUpstream());
+        return false;
+    }
+
+    @Override
+    public boolean onTunnelBytes(Buffer bytes) {
+        return onResponseBody(bytes);
+    }
+
+    /**
+     * The last bytes of the response and the transition to COMPLETE are one step under the lock:
+     * a client that reads the whole response and closes at once must find the exchange complete,
+     * not in the middle of its response.
+     */
+    @Override
+    public void onResponseEnd(ResponseHead head, Buffer lastPiece, boolean reusable) {
+        Connection<?> connection;
+        boolean reuse;
+        boolean keep;
+        synchronized (this) {
+            if (phase.isOver()) {
+                return;
+            }
+            if (head != null) {
+                forwardHead(head);
+            }
+            if (lastPiece != null) {
+                forwardPiece(lastPiece);
+            }
+            if (framing == ClientFraming.CHUNKED) {
+                client.write(ChunkFramer.frame(memory, null, true));
+            }
+            phase = phase.completed();
+            connection = upstream;
+            reuse = reusable && bodyReceived && pool.persistent();
+            keep = keepClient;
+            services.deadlines().disarm(upstreamState);
+        }
+        release(connection, reuse);
+        end(keep);
+    }
+
+    // ----------------------------------------------------------------- failures
+
+    /**
+     * The single failure path: the client gets Kodiak's answer if nothing of the upstream's
+     * response was written yet, otherwise its connection is closed (a half-sent response cannot
+     * be corrected). The upstream connection is never reused after an error.
+     */
+    void fail(ProxyError error, String detail) {
+        Connection<?> connection;
+        boolean answer;
+        boolean keep;
+        synchronized (this) {
+            if (phase.isOver()) {
+                return;
+            }
+            answer = !phase.responseStarted();
+            phase = Phase.FAILED;
+            connection = upstream;
+            keep = answer && !error.closeClient && request.keepAlive() && client.mayKeepAlive()
+                    && !services.drain().isDraining();
+            if (answer) {
+                status = error.status;
+            }
+        }
+        // Counted before the answer leaves: a client that reads it and then asks /metrics finds it.
+        services.onError(error);
+        if (answer) {
+            // Outside the lock: once FAILED, nothing else writes to the client.
+            client.write(LocalAnswer.of(error, null, request.isHead(), !keep, memory));
+        }
+        release(connection, false);
+        LOG.warn("{} {} route={} upstream={} cause={}: {}", request.methodName(), request.path(), route.prefix(),
+                route.upstreamUrl(), error.cause, detail);
+        end(keep);
+    }
+
+    /** The client connection closed: stop everything, and never pool the upstream connection mid-exchange. */
+    public void onClientClosed() {
+        Connection<?> connection;
+        boolean tunnel;
+        synchronized (this) {
+            if (phase.isOver()) {
+                return;
+            }
+            tunnel = phase == Phase.TUNNELLING;
+            phase = tunnel ? phase.completed() : Phase.FAILED;
+            connection = upstream;
+            if (!tunnel) {
+                status = CLIENT_CLOSED_STATUS;
+            }
+        }
+        release(connection, false);
+        if (!tunnel) {
+            services.onError(null);
+        }
+        end(false);
+    }
+
+    @Override
+    public void onInvalidResponse(Violation violation) {
+        fail(ProxyError.INVALID_RESPONSE, "invalid response (" + violation.text() + ")");
+    }
+
+    @Override
+    public void onUpstreamClosed() {
+        Connection<?> stale = null;
+        boolean tunnelEnded = false;
+        synchronized (this) {
+            if (phase.isOver()) {
+                return;
+            }
+            if (phase == Phase.TUNNELLING) {
+                phase = phase.completed();
+                tunnelEnded = true;
+            } else if (!phase.responseStarted() && phase != Phase.CONNECTING && !retried && upstreamReused
+                    && bodyReceived && requestBytes == 0 && request.method().isIdempotent()) {
+                // The upstream closed an idle pooled connection as we reused it; nothing was answered,
+                // so an idempotent, bodiless request is safe to send once more, on a brand-new connection.
+                retried = true;
+                stale = upstream;
+                upstream = null;
+                phase = phase.retry();
+            }
+        }
+        if (tunnelEnded) {
+            release(upstreamConnection(), false);
+            end(false);
+        } else if (stale != null) {
+            release(stale, false);
+            pool.acquireFresh(new Acquisition(true));
+        } else {
+            fail(ProxyError.UPSTREAM_CLOSED, phase() == Phase.AWAITING || phase() == Phase.SENDING
+                    ? "closed before any response byte" : "closed in the middle of the response body");
+        }
+    }
+
+    private synchronized Phase phase() {
+        return phase;
+    }
+
+    /**
+     * No progress before the deadline: what that means depends on where the exchange stands.
+     * Still receiving the request body: the client stalled (408). Waiting for the response:
+     * response-timeout (504). Streaming the response: the client stopped reading or the upstream
+     * stopped sending; the response has started, so the client connection is closed. A tunnel
+     * with no traffic either way for idle-timeout is closed.
+     */
+    @Override
+    public void onDeadline() {
+        ProxyError reason;
+        synchronized (this) {
+            reason = switch (phase) {
+                case SENDING -> ProxyError.REQUEST_BODY_STALLED;
+                case AWAITING -> ProxyError.RESPONSE_TIMEOUT;
+                case EARLY_RESPONSE, RESPONDING -> ProxyError.TRANSFER_STALLED;
+                case TUNNELLING -> ProxyError.TUNNEL_IDLE;
+                default -> null;
+            };
+        }
+        if (reason != null) {
+            long limit = reason == ProxyError.RESPONSE_TIMEOUT ? services.responseTimeoutMillis() : services.stallTimeoutMillis();
+            fail(reason, "no progress within " + limit + " ms");
+        }
+    }
+
+    // ------------------------------------------------------------------ the end
+
+    /** Returns the upstream connection to the pool when reusable, else closes it. */
+    private void release(Connection<?> connection, boolean reusable) {
+        if (connection == null) {
+            return;
+        }
+        UpstreamConnection state = UpstreamConnection.of(connection);
+        services.deadlines().disarm(state);
+        state.unbind(this);
+        if (reusable) {
+            pool.release(connection);
+        } else {
+            pool.discard(connection);
+        }
+    }
+
+    private void end(boolean keepAlive) {
+        client.exchangeEnded(this, keepAlive);
+        services.drain().exchangeEnded();
+        record();
+    }
+
+    /** Access log line and metrics, once per exchange. */
+    private void record() {
+        long now = System.nanoTime();
+        long upstreamNanos;
+        int finalStatus;
+        long in;
+        long out;
+        synchronized (this) {
+            upstreamNanos = sentNanos < 0 ? -1 : (firstByteNanos < 0 ? now : firstByteNanos) - sentNanos;
+            finalStatus = status;
+            in = requestBytes;
+            out = responseBytes;
+        }
+        services.recorder().exchange(route, finalStatus, in, out, upstreamNanos, now - startNanos, request);
+    }
+
+    // ---------------------------------------------------------------- callbacks
+
+    private final class Acquisition implements CompletionHandler<Connection> {
+        private final boolean fresh;
+        private final long askedNanos = System.nanoTime();
+
+        Acquisition(boolean fresh) {
+            this.fresh = fresh;
+        }
+
+        @Override
+        public void completed(Connection connection) {
+            onUpstreamReady(connection, fresh);
+        }
+
+        @Override
+        public void failed(Throwable error) {
+            onAcquireFailed(error, System.nanoTime() - askedNanos);
+        }
+
+        @Override
+        public void cancelled() {
+            onAcquireFailed(null, System.nanoTime() - askedNanos);
+        }
+
+        @Override
+        public void updated(Connection result) {
+        }
+    }
+
+    /** The upstream has room again: the client's reads, stopped for it, go on. */
+    private final class ResumeClient implements WriteHandler {
+        @Override
+        public void onWritePossible() {
+            boolean resume;
+            synchronized (Exchange.this) {
+                resume = clientPaused && !phase.isOver();
+                clientPaused = false;
+            }
+            if (resume) {
+                client.resumeReads();
+            }
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            // The upstream connection failed; its close event ends the exchange.
+        }
+    }
+
+    /** The client has room again: the upstream's reads, stopped for it, go on. */
+    private final class ResumeUpstream implements WriteHandler {
+        @Override
+        public void onWritePossible() {
+            UpstreamConnection state;
+            synchronized (Exchange.this) {
+                state = phase.isOver() ? null : upstreamState;
+            }
+            if (state != null) {
+                state.resumeReads();
+            }
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            // The client connection failed; its close event ends the exchange.
+        }
+    }
+}

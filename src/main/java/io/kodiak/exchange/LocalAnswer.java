@@ -1,0 +1,37 @@
+package io.kodiak.exchange;
+
+import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.memory.Buffers;
+import org.glassfish.grizzly.memory.MemoryManager;
+
+import java.nio.charset.StandardCharsets;
+
+/** Kodiak's own short text/plain answers: errors, never a stack trace. */
+public final class LocalAnswer {
+    private LocalAnswer() {
+    }
+
+    /**
+     * The whole response for {@code error}, with what exactly was wrong after the reason when
+     * known; {@code close}: it says Connection: close. The answer to HEAD has no body.
+     */
+    public static Buffer of(ProxyError error, String detail, boolean headRequest, boolean close, MemoryManager memory) {
+        String body = error.status + " " + error.text + (detail == null ? "" : ": " + detail) + "\n";
+        byte[] bodyBytes = body.getBytes(StandardCharsets.UTF_8);
+        StringBuilder head = new StringBuilder(160)
+                .append("HTTP/1.1 ").append(error.status).append(' ').append(error.reason).append("\r\n")
+                .append("Content-Type: text/plain; charset=utf-8\r\n")
+                .append("Content-Length: ").append(bodyBytes.length).append("\r\n");
+        if (close) {
+            head.append("Connection: close\r\n");
+        }
+        head.append("\r\n");
+        byte[] headBytes = head.toString().getBytes(StandardCharsets.US_ASCII);
+        byte[] all = new byte[headBytes.length + (headRequest ? 0 : bodyBytes.length)];
+        System.arraycopy(headBytes, 0, all, 0, headBytes.length);
+        if (!headRequest) {
+            System.arraycopy(bodyBytes, 0, all, headBytes.length, bodyBytes.length);
+        }
+        return Buffers.wrap(memory, all);
+    }
+}

@@ -1,0 +1,110 @@
+package io.kodiak.exchange;
+
+import io.kodiak.http.FieldName;
+import io.kodiak.http.HeadWriter;
+import io.kodiak.http.RequestHead;
+import io.kodiak.routing.Route;
+import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.memory.MemoryManager;
+
+import static java.nio.charset.StandardCharsets.US_ASCII;
+
+/**
+ * The head sent upstream for a client's request: the request line with the route's path, the
+ * client's field lines copied as bytes, less the hop-by-hop ones (RFC 9110 §7.6.1, and the names
+ * Connection lists), Expect (answered here) and the fields Kodiak sets itself: Host per route,
+ * X-Forwarded-For/-Proto/-Host, and the framing of the body as it will be sent.
+ */
+final class UpstreamRequestHead {
+    private static final byte[] HTTP_11 = " HTTP/1.1\r\n".getBytes(US_ASCII);
+    private static final byte[] HOST = name("Host");
+    private static final byte[] X_FORWARDED_FOR = name("X-Forwarded-For");
+    private static final byte[] X_FORWARDED_PROTO_HTTP = "X-Forwarded-Proto: http\r\n".getBytes(US_ASCII);
+    private static final byte[] X_FORWARDED_HOST = name("X-Forwarded-Host");
+    private static final byte[] CONNECTION_CLOSE = "Connection: close\r\n".getBytes(US_ASCII);
+    private static final byte[] CONNECTION_UPGRADE = "Connection: upgrade\r\n".getBytes(US_ASCII);
+    private static final byte[] CHUNKED = "Transfer-Encoding: chunked\r\n".getBytes(US_ASCII);
+    private static final byte[] CONTENT_LENGTH = name("Content-Length");
+    private static final byte[] COMMA_SP = {',', ' '};
+    private static final byte[] SP = {' '};
+    private static final byte[] QUESTION_MARK = {'?'};
+
+    private UpstreamRequestHead() {
+    }
+
+    private static byte[] name(String name) {
+        return name.getBytes(US_ASCII);
+    }
+
+    /** {@code upgrade}: the Upgrade field goes along, with Connection: upgrade. */
+    static Buffer build(RequestHead head, Route route, String path, boolean persistent, boolean upgrade,
+                        String clientAddress, MemoryManager memory) {
+        byte[] in = head.array();
+        HeadWriter out = new HeadWriter(head.layout().end() - head.layout().start() + 256);
+        out.ascii(head.methodName()).bytes(SP).ascii(path);
+        if (head.query() != null) {
+            out.bytes(QUESTION_MARK).ascii(head.query());
+        }
+        out.bytes(HTTP_11);
+        boolean hostSent = false;
+        int forwardedFor = -1;
+        for (int i = 0; i < head.fieldCount(); i++) {
+            FieldName name = head.name(i);
+            switch (name) {
+                case OTHER -> {
+                    if (!head.namedByConnection(i)) {
+                        out.fieldLine(head, i);
+                    }
+                }
+                case HOST -> {
+                    if (route.preserveHost() && !head.hasAuthority()) {
+                        out.fieldLine(head, i);
+                        hostSent = true;
+                    }
+                }
+                case X_FORWARDED_FOR -> forwardedFor = i;
+                case UPGRADE -> {
+                    if (upgrade) {
+                        out.fieldLine(head, i);
+                    }
+                }
+                // hop-by-hop, framing (re-derived), Expect (answered here), X-Forwarded-Proto/Host (set below)
+                default -> {
+                }
+            }
+        }
+        if (!hostSent) {
+            out.name(HOST);
+            if (route.preserveHost() && head.hasAuthority()) {
+                // RFC 9112 §3.2.2: the target's authority stands for Host.
+                out.bytes(in, head.authorityStart(), head.authorityEnd());
+            } else {
+                out.ascii(route.target().authority());
+            }
+            out.crlf();
+        }
+        out.name(X_FORWARDED_FOR);
+        if (forwardedFor >= 0) {
+            out.bytes(in, head.valueStart(forwardedFor), head.valueEnd(forwardedFor)).bytes(COMMA_SP);
+        }
+        out.ascii(clientAddress).crlf();
+        out.bytes(X_FORWARDED_PROTO_HTTP);
+        if (head.hasAuthority()) {
+            out.name(X_FORWARDED_HOST).bytes(in, head.authorityStart(), head.authorityEnd()).crlf();
+        } else if (head.hostField() >= 0) {
+            int host = head.hostField();
+            out.name(X_FORWARDED_HOST).bytes(in, head.valueStart(host), head.valueEnd(host)).crlf();
+        }
+        if (upgrade) {
+            out.bytes(CONNECTION_UPGRADE);
+        } else if (!persistent) {
+            out.bytes(CONNECTION_CLOSE);
+        }
+        if (head.isChunked()) {
+            out.bytes(CHUNKED);
+        } else if (head.contentLength() >= 0) {
+            out.name(CONTENT_LENGTH).decimal(head.contentLength()).crlf();
+        }
+        return out.crlf().toBuffer(memory);
+    }
+}

@@ -1,0 +1,37 @@
+package io.kodiak.http;
+
+import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.memory.Buffers;
+import org.glassfish.grizzly.memory.CompositeBuffer;
+import org.glassfish.grizzly.memory.MemoryManager;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Frames body data as chunks (RFC 9112 §7.1) for a peer that reads chunked: the data itself is
+ * not copied, only a size line and a CRLF go around it. Bodies are re-framed rather than relayed
+ * verbatim so that what leaves is always in the one form Kodiak writes: chunk extensions and
+ * trailers, which were checked on the way in, are dropped (RFC 9112 §7.1.1, §7.1.2 allow it).
+ */
+public final class ChunkFramer {
+    private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] CRLF = {'\r', '\n'};
+
+    private ChunkFramer() {
+    }
+
+    /** {@code data} as one chunk; followed by the last chunk when {@code last}. An empty piece is only the end, or nothing. */
+    public static Buffer frame(MemoryManager memory, Buffer data, boolean last) {
+        int size = data == null ? 0 : data.remaining();
+        if (size == 0) {
+            return last ? Buffers.wrap(memory, LAST_CHUNK) : null;
+        }
+        byte[] sizeLine = (Integer.toHexString(size) + "\r\n").getBytes(StandardCharsets.US_ASCII);
+        CompositeBuffer framed = CompositeBuffer.newBuffer(memory);
+        framed.append(Buffers.wrap(memory, sizeLine));
+        framed.append(data);
+        framed.append(Buffers.wrap(memory, last ? ("\r\n0\r\n\r\n").getBytes(StandardCharsets.US_ASCII) : CRLF));
+        framed.allowInternalBuffersDispose(false);
+        return framed;
+    }
+}

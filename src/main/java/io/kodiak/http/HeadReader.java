@@ -1,0 +1,125 @@
+package io.kodiak.http;
+
+import org.glassfish.grizzly.Buffer;
+
+import java.util.Arrays;
+
+/**
+ * Reads one message head at a time from a connection's successive reads, checking every byte
+ * with {@link HeadScanner} and recording where its parts lie in a {@link HeadLayout}.
+ *
+ * <p>A head that arrives whole in one heap buffer (nearly all of them) is scanned where it lies,
+ * with no copy. A head that spans reads, or arrives in a buffer without an array, is gathered in
+ * this reader's own array, at most {@code maxHeadSize} bytes, and the scan resumes where it
+ * stopped: each byte is looked at once however the head is split.
+ */
+public final class HeadReader {
+    private final HeadScanner scanner;
+    private final HeadLayout layout = new HeadLayout();
+    private final int maxHeadSize;
+    private final Violation tooLargeInStartLine;
+    private byte[] gathered = new byte[0];
+    private int gatheredLength;
+    private byte[] headArray;
+
+    /**
+     * {@code tooLargeInStartLine}: the violation for a head that reaches {@code maxHeadSize}
+     * while its start line is still being read (a request line too long: 414 rather than 431).
+     */
+    public HeadReader(HeadScanner.Start start, int maxHeadSize, Violation tooLargeInStartLine) {
+        this.scanner = new HeadScanner(start, layout);
+        this.maxHeadSize = maxHeadSize;
+        this.tooLargeInStartLine = tooLargeInStartLine;
+    }
+
+    /** True when part of a head has been read and the rest is awaited. */
+    public boolean isPartial() {
+        return gatheredLength > 0;
+    }
+
+    /**
+     * Takes head bytes from {@code buffer}'s position on. Returns true when the head is complete:
+     * the buffer's position is then just after it, and {@link #array()} and {@link #layout()}
+     * describe it until the next call. Returns false when every byte was taken and more are
+     * needed. Throws {@link HttpViolationException} on a byte the head may not have, or when it
+     * would exceed the maximum size.
+     */
+    public boolean read(Buffer buffer) {
+        int position = buffer.position();
+        int available = buffer.limit() - position;
+        if (gatheredLength == 0 && buffer.hasArray()) {
+            byte[] array = buffer.array();
+            int from = buffer.arrayOffset() + position;
+            begin(from);
+            int to = from + Math.min(available, maxHeadSize);
+            int end = scanner.scan(array, from, to);
+            if (end >= 0) {
+                buffer.position(position + end - from);
+                headArray = array;
+                return true;
+            }
+            tooLargeUnless(available < maxHeadSize);
+            // Incomplete: gather what arrived and go on from there with the next read.
+            gather(array, from, available);
+            layout.shift(-from);
+            buffer.position(buffer.limit());
+            return false;
+        }
+        if (gatheredLength == 0) {
+            begin(0);
+        }
+        int scanFrom = gatheredLength;
+        int taken = Math.min(available, maxHeadSize - gatheredLength);
+        ensureRoom(gatheredLength + taken);
+        buffer.get(gathered, gatheredLength, taken);
+        gatheredLength += taken;
+        int end = scanner.scan(gathered, scanFrom, gatheredLength);
+        if (end >= 0) {
+            // What followed the head in this read stays in the buffer: the body, or the next message.
+            buffer.position(position + end - scanFrom);
+            headArray = gathered;
+            gatheredLength = 0;
+            return true;
+        }
+        tooLargeUnless(gatheredLength < maxHeadSize);
+        return false;
+    }
+
+    private void begin(int from) {
+        scanner.reset();
+        layout.clear(from);
+    }
+
+    private void tooLargeUnless(boolean roomLeft) {
+        if (!roomLeft) {
+            throw new HttpViolationException(scanner.inStartLine() ? tooLargeInStartLine : Violation.HEAD_TOO_LARGE);
+        }
+    }
+
+    private void gather(byte[] array, int from, int length) {
+        ensureRoom(length);
+        System.arraycopy(array, from, gathered, 0, length);
+        gatheredLength = length;
+    }
+
+    private void ensureRoom(int length) {
+        if (gathered.length < length) {
+            gathered = Arrays.copyOf(gathered, Math.min(maxHeadSize, Math.max(length, Math.max(256, gathered.length * 2))));
+        }
+    }
+
+    /** Forgets a partial head (the connection is closing). */
+    public void clear() {
+        gatheredLength = 0;
+        headArray = null;
+    }
+
+    /** The array the last complete head lies in, as {@link #layout()} indexes it. */
+    public byte[] array() {
+        return headArray;
+    }
+
+    public HeadLayout layout() {
+        return layout;
+    }
+}

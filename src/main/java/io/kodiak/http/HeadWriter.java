@@ -1,0 +1,74 @@
+package io.kodiak.http;
+
+import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.memory.Buffers;
+import org.glassfish.grizzly.memory.MemoryManager;
+
+import java.util.Arrays;
+
+/**
+ * Builds the head a message leaves with, from byte ranges of the head it arrived with and a few
+ * lines of the proxy's own: one array per head, handed to the transport as it is.
+ */
+public final class HeadWriter {
+    private static final byte[] CRLF = {'\r', '\n'};
+    private static final byte[] COLON_SP = {':', ' '};
+    private byte[] bytes;
+    private int length;
+
+    /** {@code expected}: the size the head will most likely have (it grows past it if needed). */
+    public HeadWriter(int expected) {
+        bytes = new byte[expected];
+    }
+
+    public HeadWriter bytes(byte[] source, int from, int to) {
+        int n = to - from;
+        ensure(n);
+        System.arraycopy(source, from, bytes, length, n);
+        length += n;
+        return this;
+    }
+
+    public HeadWriter bytes(byte[] source) {
+        return bytes(source, 0, source.length);
+    }
+
+    /** US-ASCII text (a path, a query, an address): one byte per char, as parsed from bytes. */
+    public HeadWriter ascii(String text) {
+        int n = text.length();
+        ensure(n);
+        for (int i = 0; i < n; i++) {
+            bytes[length++] = (byte) text.charAt(i);
+        }
+        return this;
+    }
+
+    public HeadWriter decimal(long value) {
+        return ascii(Long.toString(value));
+    }
+
+    /** A field line's start: the name and ": ". */
+    public HeadWriter name(byte[] name) {
+        return bytes(name).bytes(COLON_SP);
+    }
+
+    /** The field line {@code field} of {@code head}, as it arrived but ended with CRLF. */
+    public HeadWriter fieldLine(MessageHead head, int field) {
+        HeadLayout layout = head.layout();
+        return bytes(head.array(), layout.nameStart(field), layout.valueEnd(field)).crlf();
+    }
+
+    public HeadWriter crlf() {
+        return bytes(CRLF);
+    }
+
+    public Buffer toBuffer(MemoryManager memory) {
+        return Buffers.wrap(memory, bytes, 0, length);
+    }
+
+    private void ensure(int more) {
+        if (length + more > bytes.length) {
+            bytes = Arrays.copyOf(bytes, Math.max(length + more, bytes.length * 2));
+        }
+    }
+}
