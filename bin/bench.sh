@@ -2,6 +2,7 @@
 # bin/bench.sh SUBCOMMAND [options] — the benchmarks; results go to target/bench/<timestamp>/.
 #   gatling   the 2015 experiment with Gatling, target by target (bench/gatling/run.sh)
 #   core      Kodiak against direct (500 ms stub) and nginx (100 B), and the -Xmx64m heap check (bench/core/run.sh)
+#   fuzz      Jazzer on the request and response parsers (bench/fuzz/run.sh)
 set -euo pipefail
 
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
@@ -9,6 +10,7 @@ root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
 usage() {
   echo "usage: bin/bench.sh gatling [--quick] [--targets a,b,...] [--users N] [--rps N] [--fail-on-ko]" >&2
   echo "       bin/bench.sh core [--quick]" >&2
+  echo "       bin/bench.sh fuzz [--minutes N]" >&2
   echo "       bin/bench.sh SUBCOMMAND --help" >&2
 }
 
@@ -18,6 +20,7 @@ case $command in
   gatling) exec "$root/bench/gatling/run.sh" "$@" ;;
   core) exec "$root/bench/core/run.sh" "$@" ;;
   throughput) exec "$root/bench/throughput/run.sh" "$@" ;;
+  fuzz) exec "$root/bench/fuzz/run.sh" "$@" ;;
   -h|--help|help) usage; exit 0 ;;
   *) usage; exit 2 ;;
 esac

@@ -281,9 +281,8 @@ final class ClientConnection implements ClientSide {
                 state = State.DISCARD;
                 discardLeft = MAX_BODY_TO_DISCARD;
             }
-        } else {
-            idleClock.start(this);
         }
+        idleClock.start(this);
     }
 
     // ------------------------------------------------------ the exchange's side
@@ -350,9 +349,11 @@ final class ClientConnection implements ClientSide {
             if (close) {
                 state = State.CLOSING;
             } else if (state == State.BODY) {
-                // Answered before the client finished sending: the rest is read and dropped.
+                // Answered before the client finished sending: the rest is read and dropped, as
+                // long as it keeps coming within idle-timeout.
                 state = State.DISCARD;
                 discardLeft = MAX_BODY_TO_DISCARD;
+                idle = true;
             } else {
                 state = State.HEAD;
                 idle = true;
@@ -402,9 +403,10 @@ final class ClientConnection implements ClientSide {
         }
     }
 
+    /** Idle too long: waiting for (the rest of) a head, or dropping what is left of an answered request's body. */
     void idleTimedOut() {
         synchronized (this) {
-            if (current != null || state != State.HEAD) {
+            if (current != null || state != State.HEAD && state != State.DISCARD) {
                 return;
             }
             state = State.CLOSING;

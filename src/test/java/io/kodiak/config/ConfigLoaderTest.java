@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -116,6 +117,16 @@ class ConfigLoaderTest {
     void routePrefixMustBeAPath() {
         assertProblem(rejected("proxy.routes = [ { prefix = \"api\", upstream = \"http://h:1/\" } ]"),
                 "proxy.routes[0].prefix", "api", "starting with /");
+    }
+
+    @Test
+    void aRouteRelaysUpgradesUnlessItSaysOtherwise() {
+        assertTrue(ConfigLoader.fromConfig(com.typesafe.config.ConfigFactory.parseString(
+                "proxy.routes = [ { prefix = \"/\", upstream = \"http://h:1/\" } ]")).routes().get(0).upgrade());
+        assertFalse(ConfigLoader.fromConfig(com.typesafe.config.ConfigFactory.parseString(
+                "proxy.routes = [ { prefix = \"/\", upstream = \"http://h:1/\", upgrade = false } ]")).routes().get(0).upgrade());
+        assertProblem(rejected("proxy.routes = [ { prefix = \"/\", upstream = \"http://h:1/\", upgrade = maybe } ]"),
+                "proxy.routes[0].upgrade", "maybe", "true or false");
     }
 
     @Test

@@ -99,6 +99,11 @@ public final class RawHttp implements AutoCloseable {
         return response;
     }
 
+    /** The next {@code n} raw bytes (after a 101, say). */
+    public byte[] readBytes(int n) throws IOException {
+        return in.readNBytes(n);
+    }
+
     public Response read() throws IOException {
         return read(false);
     }
