@@ -4,7 +4,7 @@
 # Kodiak it starts; --memory-manager heap|direct|direct-64k swaps Grizzly's buffers, see MemoryManagerChoice.java):
 #   essence  the original scenario's essence: a 500 ms stub, 200 keep-alive clients (--connections), POST "test1";
 #            Kodiak against going direct (req/s ratio, p99 added, errors), alternating, repeated
-#   cost     a zero-delay backend (nginx returning a fixed body), 100 B POST, 200 connections;
+#   cost     a zero-delay backend (an nginx of its own, returning a fixed body), 100 B POST, 200 connections;
 #            Kodiak against nginx as a keep-alive proxy: req/s and CPU microseconds per request
 #   heap     Kodiak started with -Xmx64m moving 100 MiB up and 100 MiB down (read at 20 MB/s);
 #            peak heap and old-generation use against the same transfers at 10 MiB
@@ -59,6 +59,7 @@ cleanup() {
   local pid
   while read -r pid; do kill -TERM "$pid" 2>/dev/null || true; done < "$pidfile"
   [ -f "$out/nginx/nginx.pid" ] && kill -TERM "$(cat "$out/nginx/nginx.pid")" 2>/dev/null || true
+  [ -f "$out/backend/nginx.pid" ] && kill -TERM "$(cat "$out/backend/nginx.pid")" 2>/dev/null || true
   STUB_BASE=$out/stub "$root/bin/stub.sh" stop >/dev/null 2>&1 || true
 }
 trap cleanup EXIT INT TERM
@@ -163,9 +164,24 @@ fi
 
 # ------------------------------------------------------------------- cost
 if wanted cost; then
-say "cost: starting nginx (fixed-body backend + keep-alive proxy) and Kodiak"
-mkdir -p "$out/nginx"
+say "cost: starting the backend (an nginx of its own), nginx as a keep-alive proxy, and Kodiak"
+# Two nginx instances: the backend's workers must not be charged to the nginx proxy. (Until
+# 2026-11-24 one instance served both, and its workers' CPU, backend included, was billed to nginx.)
 body=$(printf 'x%.0s' $(seq 1 100))
+mkdir -p "$out/backend" "$out/nginx"
+cat > "$out/backend/nginx.conf" <<EOF
+worker_processes 1;
+pid $out/backend/nginx.pid;
+error_log $out/backend/error.log warn;
+events { worker_connections 8192; }
+http {
+  access_log off;
+  client_body_temp_path $out/backend/body; proxy_temp_path $out/backend/proxy;
+  fastcgi_temp_path $out/backend/fcgi; uwsgi_temp_path $out/backend/uwsgi; scgi_temp_path $out/backend/scgi;
+  server { listen 127.0.0.1:$BACKEND_PORT; keepalive_requests 1000000;
+           location / { client_body_buffer_size 64k; return 200 "$body"; } }
+}
+EOF
 cat > "$out/nginx/nginx.conf" <<EOF
 worker_processes 2;
 pid $out/nginx/nginx.pid;
@@ -176,13 +192,13 @@ http {
   client_body_temp_path $out/nginx/body; proxy_temp_path $out/nginx/proxy;
   fastcgi_temp_path $out/nginx/fcgi; uwsgi_temp_path $out/nginx/uwsgi; scgi_temp_path $out/nginx/scgi;
   upstream backend { server 127.0.0.1:$BACKEND_PORT; keepalive 512; keepalive_requests 1000000; }
-  server { listen 127.0.0.1:$BACKEND_PORT; keepalive_requests 1000000;
-           location / { client_body_buffer_size 64k; return 200 "$body"; } }
   server { listen 127.0.0.1:$NGINX_PORT; keepalive_requests 1000000;
            location / { proxy_pass http://backend; proxy_http_version 1.1; proxy_set_header Connection "";
                         proxy_request_buffering off; } }
 }
 EOF
+nginx -c "$out/backend/nginx.conf"
+daemon_wait_port 127.0.0.1 "$BACKEND_PORT" "$(cat "$out/backend/nginx.pid")" 10 || { echo "backend nginx did not start" >&2; exit 1; }
 nginx -c "$out/nginx/nginx.conf"
 daemon_wait_port 127.0.0.1 "$NGINX_PORT" "$(cat "$out/nginx/nginx.pid")" 10 || { echo "nginx did not start" >&2; exit 1; }
 nginx_workers=$(pgrep -P "$(cat "$out/nginx/nginx.pid")" | tr '\n' ' ')

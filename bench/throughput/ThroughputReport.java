@@ -22,10 +22,12 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 public class ThroughputReport {
-    static final List<String> TARGET_ORDER = List.of("kodiak", "nginx", "haproxy", "relay", "nio-relay", "direct");
+    static final List<String> TARGET_ORDER = List.of("kodiak", "nginx", "haproxy", "undertow", "vertx", "relay", "nio-relay", "direct");
     static final Map<String, String> LABEL = Map.of("kodiak", "Kodiak", "nginx", "nginx", "haproxy", "HAProxy",
+            "undertow", "Undertow ProxyHandler", "vertx", "Vert.x http-proxy",
             "relay", "Grizzly relay (no HTTP)", "nio-relay", "JDK NIO relay (no HTTP)", "direct", "direct");
     static final Map<String, String> COLOR = Map.of("kodiak", "#d9480f", "nginx", "#2b8a3e", "haproxy", "#1864ab",
+            "undertow", "#0b7285", "vertx", "#5c940d",
             "relay", "#ae3ec9", "nio-relay", "#f59f00", "direct", "#868e96");
     /** The stub's delay in the scale runs: connections / delay is the most a closed loop can complete. */
     static final double SCALE_DELAY_S = 0.5;

@@ -13,11 +13,12 @@ root=$(cd "$here/../.." && pwd)
 # shellcheck source=../../bin/lib/packages.sh
 . "$root/bin/lib/packages.sh"
 
-ALL_TARGETS=(kodiak nginx haproxy relay nio-relay direct)
+ALL_TARGETS=(kodiak nginx haproxy undertow vertx relay nio-relay direct)
 # The floors, run only when asked for: TCP relays with no HTTP, on Grizzly's transport (relay,
-# GrizzlyRelay.java) and on the JDK's selectors alone (nio-relay, NioRelay.java).
-DEFAULT_TARGETS=(kodiak nginx haproxy direct)
-PROXIES=(kodiak nginx haproxy relay nio-relay)
+# GrizzlyRelay.java) and on the JDK's selectors alone (nio-relay, NioRelay.java). The JVM peers a Java
+# shop would pick: Undertow's ProxyHandler and vertx-http-proxy (bench/jvm-proxies/).
+DEFAULT_TARGETS=(kodiak nginx haproxy undertow vertx direct)
+PROXIES=(kodiak nginx haproxy undertow vertx relay nio-relay)
 # The path every scale request uses; the proxies forward paths unchanged, so it reaches the stub's servlet.
 STUB_PATH=/ProxiedServiceStub/ServiceStubServlet
 SCALE_PAYLOAD=512
@@ -40,7 +41,8 @@ errors, each proxy's CPU time per request and resident memory. Results in target
   --jit-warmup S        after the warm-up, keep warming Kodiak in 3 s slices until its JIT compiler threads
                         use under 5 % of its CPU, for at most S seconds (default 60; quick 15; 0: off)
   --targets LIST        among: ${ALL_TARGETS[*]} (default: ${DEFAULT_TARGETS[*]}; direct is the backend
-                        without a proxy; relay and nio-relay relay bytes with no HTTP, on Grizzly's transport
+                        without a proxy; undertow and vertx are Undertow's and Vert.x's reverse proxies
+                        (bench/jvm-proxies/); relay and nio-relay relay bytes with no HTTP, on Grizzly's transport
                         and on the JDK's selectors: the floors under a proxy built on either, see
                         bench/throughput/GrizzlyRelay.java and NioRelay.java)
   --scale LIST          connections for the scale runs on the 500 ms stub (default 2000,8000)
@@ -187,9 +189,10 @@ if ! [[ $port_base =~ ^[0-9]+$ ]] || ((port_base < 1024 || port_base > 65500)); 
   die "THROUGHPUT_PORT_BASE must be a port number from 1024 to 65500"
 fi
 declare -A PORT=([backend]=$port_base [kodiak]=$((port_base + 1)) [nginx]=$((port_base + 2)) [haproxy]=$((port_base + 3))
-                 [relay]=$((port_base + 4)) [nio-relay]=$((port_base + 5)))
+                 [relay]=$((port_base + 4)) [nio-relay]=$((port_base + 5)) [undertow]=$((port_base + 6)) [vertx]=$((port_base + 7)))
 declare -A STUB_PORT_OF=([direct]=$((port_base + 10)) [kodiak]=$((port_base + 11)) [nginx]=$((port_base + 12))
-                         [haproxy]=$((port_base + 13)) [relay]=$((port_base + 14)) [nio-relay]=$((port_base + 15)))
+                         [haproxy]=$((port_base + 13)) [relay]=$((port_base + 14)) [nio-relay]=$((port_base + 15))
+                         [undertow]=$((port_base + 16)) [vertx]=$((port_base + 17)))
 kodiak_home=$(cd "${KODIAK_HOME:-$root}" 2>/dev/null && pwd) || die "KODIAK_HOME=$KODIAK_HOME is not a directory (expected a Kodiak checkout)"
 kodiak_launch=${KODIAK_LAUNCH:-auto}
 case $kodiak_launch in auto|proxy.sh|java) ;; *) die "KODIAK_LAUNCH must be auto, proxy.sh or java" ;; esac
@@ -358,6 +361,27 @@ start_relay() {
     "$here/$source" "${PORT[$target]}" "$(upstream_port "$target")"
 }
 
+# Undertow's and Vert.x's proxies (bench/jvm-proxies/*.java) run from their source files on that
+# module's classpath, with bin/proxy.sh's JVM defaults and the options Kodiak gets.
+jvm_proxies_classpath=
+prepare_jvm_proxies() {
+  local module=$root/bench/jvm-proxies
+  progress "build bench/jvm-proxies (Undertow, Vert.x from Maven Central)"
+  mvn -q -B -f "$module/pom.xml" package >>"$out/logs/services.log" 2>&1 \
+    || die "bench/jvm-proxies did not build; see $out/logs/services.log"
+  jvm_proxies_classpath=$(cat "$module/target/classpath.txt")
+}
+
+start_jvm_proxy() {
+  local target=$1 source=UndertowProxy.java base=$out/run/$1-$phase opts=()
+  [ "$target" = vertx ] && source=VertxProxy.java
+  mkdir -p "$base/logs"
+  read -r -a opts <<<"${KODIAK_JAVA_OPTS:-}"
+  daemon_start "$target" "$base/daemon.pid" "$base/logs/console.log" "$source ${PORT[$target]}" 127.0.0.1 "${PORT[$target]}" 90 -- \
+    "$java17" -Xms256m -Xmx1g -XX:+UseParallelGC ${opts[@]+"${opts[@]}"} -cp "$jvm_proxies_classpath" \
+    "$root/bench/jvm-proxies/$source" "${PORT[$target]}" "$(upstream_port "$target")"
+}
+
 start_stub() {
   local target=$1
   STUB_BASE=$out/run/stub-$target STUB_PORT=${STUB_PORT_OF[$target]} STUB_DELAY_MS=500 STUB_MODE=async \
@@ -387,6 +411,7 @@ service_start() {
     nginx-*) start_nginx >>"$out/logs/services.log" 2>&1 || rc=$? ;;
     haproxy-*) start_haproxy >>"$out/logs/services.log" 2>&1 || rc=$? ;;
     relay-*|nio-relay-*) start_relay "${service%-*}" >>"$out/logs/services.log" 2>&1 || rc=$? ;;
+    undertow-*|vertx-*) start_jvm_proxy "${service%-*}" >>"$out/logs/services.log" 2>&1 || rc=$? ;;
   esac
   if [ "$rc" != 0 ]; then
     echo "throughput: $service did not start; last lines of logs/services.log:" >&2
@@ -412,6 +437,8 @@ service_stop() {
     haproxy-*) daemon_stop haproxy "$out/run/$service/daemon.pid" "-C $out/run/$service" 30 >>"$out/logs/services.log" 2>&1 || true ;;
     relay-*) daemon_stop relay "$out/run/$service/daemon.pid" "GrizzlyRelay.java ${PORT[relay]}" 30 >>"$out/logs/services.log" 2>&1 || true ;;
     nio-relay-*) daemon_stop nio-relay "$out/run/$service/daemon.pid" "NioRelay.java ${PORT[nio-relay]}" 30 >>"$out/logs/services.log" 2>&1 || true ;;
+    undertow-*) daemon_stop undertow "$out/run/$service/daemon.pid" "UndertowProxy.java ${PORT[undertow]}" 30 >>"$out/logs/services.log" 2>&1 || true ;;
+    vertx-*) daemon_stop vertx "$out/run/$service/daemon.pid" "VertxProxy.java ${PORT[vertx]}" 30 >>"$out/logs/services.log" 2>&1 || true ;;
   esac
   for s in "${started[@]}"; do [ "$s" = "$service" ] || remaining+=("$s"); done
   started=("${remaining[@]+"${remaining[@]}"}")
@@ -839,6 +866,9 @@ if $matrix; then
 fi
 if $scale; then
   progress "scale: ${scale_conns[*]} connections on a 500 ms stub; $reps × ${scale_duration}s per target"
+fi
+if in_targets undertow || in_targets vertx; then
+  prepare_jvm_proxies
 fi
 if in_targets kodiak || in_targets relay; then
   prepare_kodiak

@@ -117,6 +117,9 @@ final class ClientConnection implements ClientSide {
 
     private NextAction readHead(FilterChainContext ctx, Buffer buffer) {
         long start = System.nanoTime();
+        if (!heads.isPartial() && !skipEmptyLines(buffer)) {
+            return ctx.getStopAction();
+        }
         try {
             if (!heads.read(buffer)) {
                 return ctx.getStopAction();
@@ -140,11 +143,38 @@ final class ClientConnection implements ClientSide {
         startBody();
         Exchange exchange = admission.begin(this, head, decision.route(), address());
         synchronized (this) {
+            if (state == State.CLOSING) {
+                // Closed (idle timer, a close event on another thread) while the head was read.
+                exchange.onClientClosed();
+                return ctx.getStopAction();
+            }
             current = exchange;
             state = body.isDone() ? State.WAIT : State.BODY;
         }
         exchange.start();
         return null;
+    }
+
+    /**
+     * RFC 9112 §2.2: a server SHOULD ignore at least one empty line received before the request
+     * line (some clients send a CRLF after a POST body). Skips CRLF and LF lines; false when
+     * nothing else is left in the buffer.
+     */
+    private static boolean skipEmptyLines(Buffer buffer) {
+        int position = buffer.position();
+        int limit = buffer.limit();
+        while (position < limit) {
+            byte b = buffer.get(position);
+            if (b == '\n') {
+                position++;
+            } else if (b == '\r' && position + 1 < limit && buffer.get(position + 1) == '\n') {
+                position += 2;
+            } else {
+                break;
+            }
+        }
+        buffer.position(position);
+        return position < limit;
     }
 
     private void startBody() {
@@ -160,7 +190,13 @@ final class ClientConnection implements ClientSide {
         try {
             n = body.next(buffer);
         } catch (HttpViolationException e) {
+            // The framing can no longer be trusted: nothing more is read from this connection,
+            // also when the exchange already ended (its answer then said keep-alive).
+            synchronized (this) {
+                state = State.CLOSING;
+            }
             exchange.onRequestBodyBroken(e.violation());
+            closeNow();
             return ctx.getStopAction();
         }
         boolean last = body.isDone();
@@ -178,7 +214,7 @@ final class ClientConnection implements ClientSide {
                 }
             }
         }
-        return go ? null : pause(ctx);
+        return go ? null : pause(ctx, exchange);
     }
 
     private NextAction discard(Buffer buffer) {
@@ -219,13 +255,16 @@ final class ClientConnection implements ClientSide {
 
     private NextAction relay(FilterChainContext ctx, Buffer buffer, Exchange exchange) {
         boolean go = exchange.onClientTunnelBytes(take(buffer, buffer.remaining()));
-        return go ? null : pause(ctx);
+        return go ? null : pause(ctx, exchange);
     }
 
-    /** The exchange asked to stop reading (its upstream has no room); null when it already asked to go on. */
-    private NextAction pause(FilterChainContext ctx) {
+    /**
+     * The exchange asked to stop reading (its upstream has no room); null when it already asked
+     * to go on, or ended meanwhile (then nobody would resume a held read: the state decides anew).
+     */
+    private NextAction pause(FilterChainContext ctx, Exchange exchange) {
         synchronized (this) {
-            if (resumedEarly) {
+            if (resumedEarly || current != exchange || state != State.BODY && state != State.TUNNEL) {
                 resumedEarly = false;
                 return null;
             }
@@ -259,15 +298,21 @@ final class ClientConnection implements ClientSide {
         if (LOG.isDebugEnabled()) {
             LOG.debug("refused a request from {}: {} {}: {}", address(), error.status, error.text, detail);
         }
-        connection.write(LocalAnswer.of(error, detail, false, true, connection.getMemoryManager()));
+        connection.write(LocalAnswer.of(error, detail, false, LocalAnswer.Persistence.CLOSE, connection.getMemoryManager()));
         closeNow();
     }
 
     /** Kodiak's answer to a request it read but does not forward (no route, draining, too large...). */
     private void answer(ProxyError error, boolean headRequest) {
-        boolean keep = !error.closeClient && head.wantsKeepAlive() && mayKeepAlive();
+        // A body still to come is skipped to keep the connection, but not one the client may never
+        // send (it waits for a 100 Continue that will not come, and its next request would be read
+        // as this body), nor one larger than is worth reading.
+        boolean keep = !error.closeClient && head.wantsKeepAlive() && mayKeepAlive()
+                && !(head.hasBody() && (head.expectsContinue() || head.contentLength() > MAX_BODY_TO_DISCARD));
         boolean skipBody = keep && head.hasBody();
-        connection.write(LocalAnswer.of(error, null, headRequest, !keep, connection.getMemoryManager()));
+        connection.write(LocalAnswer.of(error, null, headRequest,
+                keep ? (head.isHttp11() ? LocalAnswer.Persistence.NOTHING : LocalAnswer.Persistence.KEEP_ALIVE)
+                        : LocalAnswer.Persistence.CLOSE, connection.getMemoryManager()));
         if (!keep) {
             synchronized (this) {
                 state = State.CLOSING;
@@ -349,8 +394,8 @@ final class ClientConnection implements ClientSide {
             if (close) {
                 state = State.CLOSING;
             } else if (state == State.BODY) {
-                // Answered before the client finished sending: the rest is read and dropped, as
-                // long as it keeps coming within idle-timeout.
+                // Answered before the client finished sending: the rest is read and dropped, if it
+                // all comes within idle-timeout (up to 1 MiB; more, and the connection closes).
                 state = State.DISCARD;
                 discardLeft = MAX_BODY_TO_DISCARD;
                 idle = true;
@@ -379,9 +424,13 @@ final class ClientConnection implements ClientSide {
 
     // ------------------------------------------------------------- lifecycle
 
-    /** Closes once what was written is out. */
+    /**
+     * Closes once what was written is out, but waits for a client that does not read its last
+     * bytes only idle-timeout long: Grizzly's graceful close has no bound of its own.
+     */
     private void closeNow() {
         connection.closeSilently();
+        idleClock.start(this);
     }
 
     void onClosed() {
@@ -403,15 +452,25 @@ final class ClientConnection implements ClientSide {
         }
     }
 
-    /** Idle too long: waiting for (the rest of) a head, or dropping what is left of an answered request's body. */
+    /**
+     * Idle too long: waiting for (the rest of) a head, or dropping what is left of an answered
+     * request's body (closed gracefully); or closing, with a client that does not take its last
+     * bytes (closed at once).
+     */
     void idleTimedOut() {
+        boolean closing;
         synchronized (this) {
-            if (current != null || state != State.HEAD && state != State.DISCARD) {
+            closing = state == State.CLOSING;
+            if (!closing && (current != null || state != State.HEAD && state != State.DISCARD)) {
                 return;
             }
             state = State.CLOSING;
         }
-        closeNow();
+        if (closing) {
+            connection.terminateSilently();
+        } else {
+            closeNow();
+        }
     }
 
     long idleDeadline() {

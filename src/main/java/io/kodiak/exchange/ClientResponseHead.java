@@ -42,7 +42,8 @@ final class ClientResponseHead {
         }
         if (framing == ClientFraming.CHUNKED) {
             out.bytes(CHUNKED);
-        } else if (head.contentLength() >= 0 && !head.isChunked()) {
+        } else if (head.contentLength() >= 0 && !head.isChunked() && head.status() >= 200 && head.status() != 204) {
+            // RFC 9110 §8.6: never on a 1xx or 204.
             out.name(CONTENT_LENGTH).decimal(head.contentLength()).crlf();
         }
         switch (persistence) {

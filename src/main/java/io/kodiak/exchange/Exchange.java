@@ -277,7 +277,8 @@ public final class Exchange implements ResponseListener {
             if (phase.isOver() || phase.responseStarted()) {
                 return;
             }
-            services.deadlines().arm(upstreamState, services.responseTimeoutMillis());
+            // The response timeout keeps running: interim responses do not extend it, or an
+            // upstream could hold the exchange for ever with one 1xx after another.
             if (head.status() != 100 && request.http11()) {
                 client.write(ClientResponseHead.interim(head, memory));
             }
@@ -403,8 +404,10 @@ public final class Exchange implements ResponseListener {
             answer = !phase.responseStarted();
             phase = Phase.FAILED;
             connection = upstream;
+            // A client still to send its body after "Expect: 100-continue" may never send it: its
+            // next request would be read as this body, so the connection closes.
             keep = answer && !error.closeClient && request.keepAlive() && client.mayKeepAlive()
-                    && !services.drain().isDraining();
+                    && !services.drain().isDraining() && (bodyReceived || !request.expectContinue() || continueSent);
             if (answer) {
                 status = error.status;
             }
@@ -413,7 +416,8 @@ public final class Exchange implements ResponseListener {
         services.onError(error);
         if (answer) {
             // Outside the lock: once FAILED, nothing else writes to the client.
-            client.write(LocalAnswer.of(error, null, request.isHead(), !keep, memory));
+            client.write(LocalAnswer.of(error, null, request.isHead(), !keep ? LocalAnswer.Persistence.CLOSE
+                    : request.http11() ? LocalAnswer.Persistence.NOTHING : LocalAnswer.Persistence.KEEP_ALIVE, memory));
         }
         release(connection, false);
         LOG.warn("{} {} route={} upstream={} cause={}: {}", request.methodName(), request.path(), route.prefix(),
@@ -497,7 +501,9 @@ public final class Exchange implements ResponseListener {
         ProxyError reason;
         synchronized (this) {
             reason = switch (phase) {
-                case SENDING -> ProxyError.REQUEST_BODY_STALLED;
+                // Reads from the client stop while the upstream has no room: then it is the
+                // upstream that stalled, not the client.
+                case SENDING -> clientPaused ? ProxyError.UPSTREAM_STALLED : ProxyError.REQUEST_BODY_STALLED;
                 case AWAITING -> ProxyError.RESPONSE_TIMEOUT;
                 case EARLY_RESPONSE, RESPONDING -> ProxyError.TRANSFER_STALLED;
                 case TUNNELLING -> ProxyError.TUNNEL_IDLE;

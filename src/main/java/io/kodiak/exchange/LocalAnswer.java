@@ -8,22 +8,28 @@ import java.nio.charset.StandardCharsets;
 
 /** Kodiak's own short text/plain answers: errors, never a stack trace. */
 public final class LocalAnswer {
+    /** What the answer's Connection field says: close, keep-alive (to an HTTP/1.0 client kept open), or nothing. */
+    public enum Persistence { CLOSE, KEEP_ALIVE, NOTHING }
+
     private LocalAnswer() {
     }
 
     /**
      * The whole response for {@code error}, with what exactly was wrong after the reason when
-     * known; {@code close}: it says Connection: close. The answer to HEAD has no body.
+     * known. The answer to HEAD has no body.
      */
-    public static Buffer of(ProxyError error, String detail, boolean headRequest, boolean close, MemoryManager memory) {
+    public static Buffer of(ProxyError error, String detail, boolean headRequest, Persistence persistence,
+                            MemoryManager memory) {
         String body = error.status + " " + error.text + (detail == null ? "" : ": " + detail) + "\n";
         byte[] bodyBytes = body.getBytes(StandardCharsets.UTF_8);
         StringBuilder head = new StringBuilder(160)
                 .append("HTTP/1.1 ").append(error.status).append(' ').append(error.reason).append("\r\n")
                 .append("Content-Type: text/plain; charset=utf-8\r\n")
                 .append("Content-Length: ").append(bodyBytes.length).append("\r\n");
-        if (close) {
+        if (persistence == Persistence.CLOSE) {
             head.append("Connection: close\r\n");
+        } else if (persistence == Persistence.KEEP_ALIVE) {
+            head.append("Connection: keep-alive\r\n");
         }
         head.append("\r\n");
         byte[] headBytes = head.toString().getBytes(StandardCharsets.US_ASCII);

@@ -32,6 +32,7 @@ public enum ProxyError {
     INVALID_RESPONSE(502, "upstream sent an invalid response", false, "invalid_response"),
     RESPONSE_TIMEOUT(504, "upstream did not answer within response-timeout", false, "timeout"),
     REQUEST_BODY_STALLED(408, "request body stalled longer than idle-timeout", true, "client_timeout"),
+    UPSTREAM_STALLED(504, "upstream stopped reading the request body for longer than idle-timeout", true, "stalled"),
     /** Only logged: a tunnel (after 101) closed for want of traffic either way. */
     TUNNEL_IDLE(504, "upgraded connection idle longer than idle-timeout", false, "tunnel_idle"),
     /** Only logged: the response had started, so the client connection is closed instead. */

@@ -16,8 +16,22 @@ import java.nio.charset.StandardCharsets;
 public final class ChunkFramer {
     private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] CRLF = {'\r', '\n'};
+    private static final byte[] LAST_AFTER_DATA = "\r\n0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
     private ChunkFramer() {
+    }
+
+    /** The chunk-size line for {@code size}: lower-case hex digits and CRLF, without a String on the way. */
+    private static byte[] sizeLine(int size) {
+        int digits = Math.max(1, (Integer.SIZE - Integer.numberOfLeadingZeros(size) + 3) / 4);
+        byte[] line = new byte[digits + 2];
+        for (int i = digits - 1, v = size; i >= 0; i--, v >>>= 4) {
+            line[i] = HEX[v & 0xf];
+        }
+        line[digits] = '\r';
+        line[digits + 1] = '\n';
+        return line;
     }
 
     /** {@code data} as one chunk; followed by the last chunk when {@code last}. An empty piece is only the end, or nothing. */
@@ -26,11 +40,10 @@ public final class ChunkFramer {
         if (size == 0) {
             return last ? Buffers.wrap(memory, LAST_CHUNK) : null;
         }
-        byte[] sizeLine = (Integer.toHexString(size) + "\r\n").getBytes(StandardCharsets.US_ASCII);
         CompositeBuffer framed = CompositeBuffer.newBuffer(memory);
-        framed.append(Buffers.wrap(memory, sizeLine));
+        framed.append(Buffers.wrap(memory, sizeLine(size)));
         framed.append(data);
-        framed.append(Buffers.wrap(memory, last ? ("\r\n0\r\n\r\n").getBytes(StandardCharsets.US_ASCII) : CRLF));
+        framed.append(Buffers.wrap(memory, last ? LAST_AFTER_DATA : CRLF));
         framed.allowInternalBuffersDispose(false);
         return framed;
     }

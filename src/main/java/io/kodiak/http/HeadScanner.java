@@ -3,12 +3,13 @@ package io.kodiak.http;
 import org.glassfish.grizzly.Buffer;
 
 /**
- * A strict lexer for one message head (request line or status line, then field lines) or for a
- * chunked body's trailer section. It looks at every byte once, before any lenient parser does,
- * and throws {@link HttpViolationException} on the first byte HTTP/1.1 does not allow where it
- * stands: a control byte or whitespace in the request target, a name that is not a token, CR, LF,
- * NUL or another control in a field value, a bare CR, obsolete line folding. It keeps no copy of
- * anything, only its state, so a head may arrive in any number of pieces.
+ * The codec's lexer for one message head (request line or status line, then field lines) or for
+ * a chunked body's trailer section. It looks at every byte once and throws {@link
+ * HttpViolationException} on the first byte HTTP/1.1 does not allow where it stands: a control
+ * byte or whitespace in the request target, a name that is not a token, CR, LF, NUL or another
+ * control in a field value, a bare CR, obsolete line folding. Crossing each delimiter it records
+ * where the part it ends lies in a {@link HeadLayout} (when given one): positions, never copies.
+ * It keeps only its state between calls, so a head may arrive in any number of pieces.
  *
  * <p>Line ends: CRLF, or (RFC 9112 §2.2 "a recipient MAY recognize a single LF") LF alone in a
  * head, as nginx does; a trailer section, part of chunked framing, demands CRLF. A CR that is

@@ -155,9 +155,9 @@ public final class RequestHead extends MessageHead {
         return upgradeField;
     }
 
-    /** RFC 9110 §7.8: asks to switch protocols (an Upgrade field, named by Connection). */
+    /** RFC 9110 §7.8: asks to switch protocols (an Upgrade field, named by Connection; ignored in HTTP/1.0). */
     public boolean asksUpgrade() {
-        return upgradeField >= 0 && hasUpgradeOption();
+        return upgradeField >= 0 && hasUpgradeOption() && http11;
     }
 
     /** True when a body follows the head (RFC 9112 §6.3: a request without framing fields has none). */

@@ -13,6 +13,10 @@ public final class ResponseHead extends MessageHead {
         HeadLayout layout = reader.layout();
         version(layout.start() + 5);
         status = layout.status();
+        if (status < 100) {
+            // RFC 9110 §15: status codes are 100 to 599 (3DIGIT allows 000-099, which nothing may send on).
+            throw new HttpViolationException(Violation.STATUS_LINE_SYNTAX);
+        }
         parseFields(reader);
         if ((status == 204 || status == 205) && (isChunked() || contentLength() > 0)) {
             // RFC 9110 §15.3.5, §15.3.6: no content; a body that follows would be read as the next response.

@@ -48,6 +48,11 @@ public final class ReadGate {
         ctx.resume();
     }
 
+    /** For a new user of the connection: an early open left by the last one does not carry over. */
+    public synchronized void reset() {
+        openedEarly = false;
+    }
+
     /** True while reads are stopped. */
     public synchronized boolean isClosed() {
         return held != null;

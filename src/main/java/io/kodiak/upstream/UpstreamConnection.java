@@ -57,6 +57,7 @@ public final class UpstreamConnection {
 
     /** Binds {@code exchange} for one request; returns true when the connection carried requests before. */
     public boolean bind(ResponseListener exchange) {
+        gate.reset();
         listener = exchange;
         return requestsCarried++ > 0;
     }

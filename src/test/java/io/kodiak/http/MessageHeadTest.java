@@ -177,6 +177,7 @@ class MessageHeadTest {
     @ParameterizedTest
     @CsvSource(delimiter = '#', ignoreLeadingAndTrailingWhitespace = false, value = {
             "HTTP/2.0 200 OK\\r\\n\\r\\n#VERSION_NOT_SUPPORTED",
+            "HTTP/1.1 099 Below\\r\\n\\r\\n#STATUS_LINE_SYNTAX",
             "HTTP/1.1 204 No Content\\r\\nContent-Length: 5\\r\\n\\r\\n#BODY_ON_BODYLESS_STATUS",
             "HTTP/1.1 205 Reset\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n#BODY_ON_BODYLESS_STATUS",
             "HTTP/1.1 200 OK\\r\\nContent-Length: 2\\r\\nContent-Length: 20\\r\\n\\r\\n#CONFLICTING_CONTENT_LENGTHS",
