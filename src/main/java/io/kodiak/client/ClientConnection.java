@@ -11,6 +11,7 @@ import io.kodiak.http.HeadScanner;
 import io.kodiak.http.HttpViolationException;
 import io.kodiak.http.RequestHead;
 import io.kodiak.http.Violation;
+import io.kodiak.transport.Pieces;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
@@ -76,6 +77,12 @@ final class ClientConnection implements ClientSide {
     private boolean resumedEarly;
     private int requests;
     private long discardLeft;
+    /**
+     * An exchange whose request has a body, not asked for its upstream connection until the body
+     * bytes that came with the head were taken: then the head and those bytes leave in one write.
+     * Only the reading thread touches it.
+     */
+    private Exchange unstarted;
 
     ClientConnection(Connection<?> connection, ClientSettings settings, Admission admission, IdleClock idleClock) {
         this.connection = connection;
@@ -90,8 +97,24 @@ final class ClientConnection implements ClientSide {
 
     /** Everything read from the client, in order. */
     NextAction onRead(FilterChainContext ctx) {
-        Buffer buffer = ctx.getMessage();
+        NextAction action = read(ctx);
+        startPending();
+        return action;
+    }
+
+    /** Asks the pool for the connection of an exchange whose first body bytes have been taken. */
+    private void startPending() {
+        Exchange exchange = unstarted;
+        if (exchange != null) {
+            unstarted = null;
+            exchange.start();
+        }
+    }
+
+    private NextAction read(FilterChainContext ctx) {
         while (true) {
+            // Taken anew each time: a piece that was the whole buffer replaced it with an empty one.
+            Buffer buffer = ctx.getMessage();
             State now;
             Exchange exchange;
             synchronized (this) {
@@ -151,7 +174,11 @@ final class ClientConnection implements ClientSide {
             current = exchange;
             state = body.isDone() ? State.WAIT : State.BODY;
         }
-        exchange.start();
+        if (body.isDone()) {
+            exchange.start();
+        } else {
+            unstarted = exchange;
+        }
         return null;
     }
 
@@ -202,7 +229,7 @@ final class ClientConnection implements ClientSide {
         boolean last = body.isDone();
         boolean go = true;
         if (n > 0 || last) {
-            go = exchange.onRequestBody(n > 0 ? take(buffer, n) : org.glassfish.grizzly.memory.Buffers.EMPTY_BUFFER, last);
+            go = exchange.onRequestBody(n > 0 ? Pieces.take(ctx, buffer, n) : org.glassfish.grizzly.memory.Buffers.EMPTY_BUFFER, last);
         }
         if (last) {
             synchronized (this) {
@@ -245,6 +272,8 @@ final class ClientConnection implements ClientSide {
 
     /** The next request arrived while the previous one's exchange runs: it waits, unread, for the answer. */
     private NextAction holdUntilAnswered(FilterChainContext ctx) {
+        // Never suspend with an exchange not yet started: nothing would ever resume the read.
+        startPending();
         synchronized (this) {
             if (state != State.WAIT) {
                 return null;
@@ -254,7 +283,7 @@ final class ClientConnection implements ClientSide {
     }
 
     private NextAction relay(FilterChainContext ctx, Buffer buffer, Exchange exchange) {
-        boolean go = exchange.onClientTunnelBytes(take(buffer, buffer.remaining()));
+        boolean go = exchange.onClientTunnelBytes(Pieces.take(ctx, buffer, buffer.remaining()));
         return go ? null : pause(ctx, exchange);
     }
 
@@ -263,6 +292,9 @@ final class ClientConnection implements ClientSide {
      * to go on, or ended meanwhile (then nobody would resume a held read: the state decides anew).
      */
     private NextAction pause(FilterChainContext ctx, Exchange exchange) {
+        // Started before the read is suspended, outside the lock: a connection ready at once
+        // resumes reads through resumeReads(), which then finds the pause not yet taken.
+        startPending();
         synchronized (this) {
             if (resumedEarly || current != exchange || state != State.BODY && state != State.TUNNEL) {
                 resumedEarly = false;
@@ -278,13 +310,6 @@ final class ClientConnection implements ClientSide {
         ctx.suspend();
         held = ctx;
         return suspend;
-    }
-
-    private static Buffer take(Buffer buffer, int n) {
-        int position = buffer.position();
-        Buffer piece = buffer.slice(position, position + n);
-        buffer.position(position + n);
-        return piece;
     }
 
     // ------------------------------------------------------ answering locally

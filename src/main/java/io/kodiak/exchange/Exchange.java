@@ -7,6 +7,7 @@ import io.kodiak.http.Violation;
 import io.kodiak.routing.Route;
 import io.kodiak.upstream.ResponseListener;
 import io.kodiak.upstream.UpstreamConnection;
+import io.kodiak.transport.OneWrite;
 import io.kodiak.upstream.UpstreamPool;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.CompletionHandler;
@@ -83,8 +84,13 @@ public final class Exchange implements ResponseListener {
         this.bodyReceived = !head.hasBody();
     }
 
-    /** Asks the pool for a connection; the request goes out once one is ready. */
+    /** Asks the pool for a connection; the request goes out once one is ready (unless the exchange already ended). */
     public void start() {
+        synchronized (this) {
+            if (phase != Phase.CONNECTING) {
+                return;
+            }
+        }
         pool.acquire(new Acquisition(false));
     }
 
@@ -108,8 +114,7 @@ public final class Exchange implements ResponseListener {
                 }
                 Buffer out = upstreamHead.duplicate();
                 if (held != null) {
-                    held.prepend(out);
-                    out = held;
+                    out = OneWrite.of(memory, out, held);
                     held = null;
                 }
                 connection.write(out);
@@ -286,22 +291,33 @@ public final class Exchange implements ResponseListener {
     }
 
     @Override
-    public void onResponseHead(ResponseHead head) {
+    public boolean onResponseHead(ResponseHead head, Buffer firstPiece) {
         boolean tunnel;
+        boolean room;
         synchronized (this) {
             if (phase.isOver()) {
-                return;
+                return true;
             }
-            tunnel = forwardHead(head);
+            Buffer out = clientHead(head);
+            tunnel = phase == Phase.TUNNELLING;
+            client.write(firstPiece == null ? out : OneWrite.of(memory, out, framedPiece(firstPiece)));
             services.deadlines().arm(upstreamState, services.stallTimeoutMillis());
+            room = tunnel || client.connection().canWrite();
         }
         if (tunnel) {
             client.switchToTunnel(this);
+        } else if (!room) {
+            client.connection().notifyCanWrite(new ResumeUpstream());
+            return false;
         }
+        return true;
     }
 
-    /** Under the lock: the client's head for {@code head}; true when it switches to a tunnel (101). */
-    private boolean forwardHead(ResponseHead head) {
+    /**
+     * Under the lock: the client's head for {@code head}, and the phase it leads to; the caller
+     * writes it (with the first body bytes when they came along).
+     */
+    private Buffer clientHead(ResponseHead head) {
         firstByteNanos = System.nanoTime();
         status = head.status();
         ClientResponseHead.Persistence persistence;
@@ -320,14 +336,13 @@ public final class Exchange implements ResponseListener {
                     : request.http11() ? ClientResponseHead.Persistence.NOTHING : ClientResponseHead.Persistence.KEEP_ALIVE;
             phase = phase.headForwarded();
         }
-        client.write(ClientResponseHead.build(head, framing, persistence, memory));
-        return tunnel;
+        return ClientResponseHead.build(head, framing, persistence, memory);
     }
 
-    /** Under the lock: one piece of the response body, framed for the client. */
-    private void forwardPiece(Buffer piece) {
+    /** Under the lock: one piece of the response body, counted and framed for the client. */
+    private Buffer framedPiece(Buffer piece) {
         responseBytes += piece.remaining();
-        client.write(framing == ClientFraming.CHUNKED ? ChunkFramer.frame(memory, piece, false) : piece);
+        return framing == ClientFraming.CHUNKED ? ChunkFramer.frame(memory, piece, false) : piece;
     }
 
     @Override
@@ -336,7 +351,7 @@ public final class Exchange implements ResponseListener {
             if (phase.isOver()) {
                 return true;
             }
-            forwardPiece(piece);
+            client.write(framedPiece(piece));
             // Progress: the next piece must come within idle-timeout, also while the client is too
             // slow to take this one (upstream reads stay paused and the deadline runs out).
             services.deadlines().arm(upstreamState, services.stallTimeoutMillis());
@@ -367,14 +382,18 @@ public final class Exchange implements ResponseListener {
             if (phase.isOver()) {
                 return;
             }
-            if (head != null) {
-                forwardHead(head);
-            }
+            // Head, last piece and last chunk leave in one write.
+            Buffer out = head == null ? null : clientHead(head);
             if (lastPiece != null) {
-                forwardPiece(lastPiece);
+                Buffer piece = framedPiece(lastPiece);
+                out = out == null ? piece : OneWrite.of(memory, out, piece);
             }
             if (framing == ClientFraming.CHUNKED) {
-                client.write(ChunkFramer.frame(memory, null, true));
+                Buffer end = ChunkFramer.frame(memory, null, true);
+                out = out == null ? end : OneWrite.of(memory, out, end);
+            }
+            if (out != null) {
+                client.write(out);
             }
             phase = phase.completed();
             connection = upstream;

@@ -1,5 +1,6 @@
 package io.kodiak.http;
 
+import io.kodiak.transport.OneWrite;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.CompositeBuffer;
@@ -8,8 +9,9 @@ import org.glassfish.grizzly.memory.MemoryManager;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Frames body data as chunks (RFC 9112 §7.1) for a peer that reads chunked: the data itself is
- * not copied, only a size line and a CRLF go around it. Bodies are re-framed rather than relayed
+ * Frames body data as chunks (RFC 9112 §7.1) for a peer that reads chunked: a size line and a
+ * CRLF go around the data, which is copied with them into one array only when small
+ * ({@link OneWrite#COPY_LIMIT}), and otherwise chained, never copied. Bodies are re-framed rather than relayed
  * verbatim so that what leaves is always in the one form Kodiak writes: chunk extensions and
  * trailers, which were checked on the way in, are dropped (RFC 9112 §7.1.1, §7.1.2 allow it).
  */
@@ -40,10 +42,22 @@ public final class ChunkFramer {
         if (size == 0) {
             return last ? Buffers.wrap(memory, LAST_CHUNK) : null;
         }
+        byte[] sizeLine = sizeLine(size);
+        byte[] after = last ? LAST_AFTER_DATA : CRLF;
+        if (size <= OneWrite.COPY_LIMIT) {
+            // Small: one array (Grizzly copies heap bytes for the system call anyway).
+            byte[] chunk = new byte[sizeLine.length + size + after.length];
+            System.arraycopy(sizeLine, 0, chunk, 0, sizeLine.length);
+            data.get(chunk, sizeLine.length, size);
+            System.arraycopy(after, 0, chunk, sizeLine.length + size, after.length);
+            // Copied: a read buffer handed over whole goes back to its pool now (a slice is not disposable).
+            data.tryDispose();
+            return Buffers.wrap(memory, chunk);
+        }
         CompositeBuffer framed = CompositeBuffer.newBuffer(memory);
-        framed.append(Buffers.wrap(memory, sizeLine(size)));
+        framed.append(Buffers.wrap(memory, sizeLine));
         framed.append(data);
-        framed.append(Buffers.wrap(memory, last ? LAST_AFTER_DATA : CRLF));
+        framed.append(Buffers.wrap(memory, after));
         framed.allowInternalBuffersDispose(false);
         return framed;
     }

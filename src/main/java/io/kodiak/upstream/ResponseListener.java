@@ -20,8 +20,12 @@ public interface ResponseListener {
     /** An interim response (1xx other than 101); the final one follows. */
     void onInterimResponse(ResponseHead head);
 
-    /** The final response's head, a body to follow (or a 101's, after which the connection carries tunnel bytes). */
-    void onResponseHead(ResponseHead head);
+    /**
+     * The final response's head, a body to follow (or a 101's, after which the connection carries
+     * tunnel bytes), with the first piece of that body when it came in the same read (else null),
+     * so that both can leave in one write. False asks to pause reads, as {@link #onResponseBody}.
+     */
+    boolean onResponseHead(ResponseHead head, Buffer firstPiece);
 
     /** A piece of the response body, a slice of the read buffer, more to follow. False asks to pause reads until {@link UpstreamConnection#resumeReads()}. */
     boolean onResponseBody(Buffer piece);

@@ -4,6 +4,7 @@ import io.kodiak.http.BodyReader;
 import io.kodiak.http.HttpViolationException;
 import io.kodiak.http.ResponseHead;
 import io.kodiak.http.Violation;
+import io.kodiak.transport.Pieces;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.filterchain.BaseFilter;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
@@ -44,7 +45,8 @@ public final class UpstreamFilter extends BaseFilter {
         ResponseReading reading = state.reading();
         boolean paused = false;
         try {
-            while (buffer.hasRemaining()) {
+            // Taken anew each time: a piece that was the whole buffer replaced it with an empty one.
+            for (; buffer.hasRemaining(); buffer = ctx.getMessage()) {
                 if (reading.phase == ResponseReading.Phase.HEAD) {
                     if (!reading.heads.read(buffer)) {
                         break;
@@ -52,14 +54,14 @@ public final class UpstreamFilter extends BaseFilter {
                     paused |= !onHead(reading, listener, buffer);
                 } else if (reading.phase == ResponseReading.Phase.BODY) {
                     int n = reading.body.next(buffer);
-                    Buffer piece = n > 0 ? take(buffer, n) : null;
+                    Buffer piece = n > 0 ? Pieces.take(ctx, buffer, n) : null;
                     if (reading.body.isDone()) {
                         end(reading, listener, null, piece, buffer);
                     } else if (piece != null) {
                         paused |= !listener.onResponseBody(piece);
                     }
                 } else {
-                    paused |= !listener.onTunnelBytes(take(buffer, buffer.remaining()));
+                    paused |= !listener.onTunnelBytes(Pieces.take(ctx, buffer, buffer.remaining()));
                 }
                 if (reading.phase == ResponseReading.Phase.HEAD && reading.completed) {
                     // The response is over; the listener may already have handed the connection on.
@@ -97,8 +99,7 @@ public final class UpstreamFilter extends BaseFilter {
                 throw new HttpViolationException(Violation.UNSOLICITED_SWITCH);
             }
             reading.phase = ResponseReading.Phase.TUNNEL;
-            listener.onResponseHead(head);
-            return true;
+            return listener.onResponseHead(head, null);
         }
         if (head.isInterim()) {
             listener.onInterimResponse(head);
@@ -119,7 +120,7 @@ public final class UpstreamFilter extends BaseFilter {
         while (first == null && buffer.hasRemaining() && !body.isDone()) {
             int n = body.next(buffer);
             if (n > 0) {
-                first = take(buffer, n);
+                first = Pieces.slice(buffer, n);
             }
         }
         if (body.isDone()) {
@@ -127,8 +128,7 @@ public final class UpstreamFilter extends BaseFilter {
             return true;
         }
         reading.phase = ResponseReading.Phase.BODY;
-        listener.onResponseHead(head);
-        return first == null || listener.onResponseBody(first);
+        return listener.onResponseHead(head, first);
     }
 
     private static void end(ResponseReading reading, ResponseListener listener, ResponseHead head, Buffer lastPiece,
@@ -136,14 +136,6 @@ public final class UpstreamFilter extends BaseFilter {
         reading.phase = ResponseReading.Phase.HEAD;
         reading.completed = true;
         listener.onResponseEnd(head, lastPiece, reading.keepAlive && !buffer.hasRemaining());
-    }
-
-    /** The next {@code n} bytes as a buffer of their own, sharing the read buffer's memory. */
-    static Buffer take(Buffer buffer, int n) {
-        int position = buffer.position();
-        Buffer piece = buffer.slice(position, position + n);
-        buffer.position(position + n);
-        return piece;
     }
 
     @Override

@@ -35,7 +35,7 @@ class ExchangeDeadlinesTest {
         }
 
         @Override
-        public void onResponseHead(ResponseHead head) {
+        public boolean onResponseHead(ResponseHead head, Buffer firstPiece) {
             throw new AssertionError("not used");
         }
 
