@@ -162,7 +162,7 @@ read_settings() {
     [[ $word == -Dproxy.* ]] && overrides+=("$word")
   done
   if ! output=$("$JAVA" -Xshare:auto -XX:TieredStopAtLevel=1 -XX:+UseSerialGC ${overrides[@]+"${overrides[@]}"} \
-      -cp "$CLASSPATH_ARG" io.kodiak.Main --print-settings -c "$CONF" 2>&1); then
+      -cp "$CLASSPATH_ARG" io.kodiak.daemon.Main --print-settings -c "$CONF" 2>&1); then
     echo "$output" >&2
     exit 2
   fi
@@ -239,7 +239,7 @@ java_command() {
   if [[ $LOG_DIR != *[:,=\ ]* ]]; then
     JAVA_CMD+=("-Xlog:gc*:file=$LOG_DIR/gc.log:time,uptime,level,tags:filecount=5,filesize=10m")
   fi
-  JAVA_CMD+=(${JAVA_OPTS_WORDS[@]+"${JAVA_OPTS_WORDS[@]}"} -cp "$CLASSPATH_ARG" io.kodiak.Main -c "$CONF")
+  JAVA_CMD+=(${JAVA_OPTS_WORDS[@]+"${JAVA_OPTS_WORDS[@]}"} -cp "$CLASSPATH_ARG" io.kodiak.daemon.Main -c "$CONF")
 }
 
 # Everything start and run share up to the command line.

@@ -96,7 +96,7 @@ proxy.routes = [ { prefix = "/", upstream = "$upstream" } ]
 EOF
   # shellcheck disable=SC2086
   "$java" "$@" ${KODIAK_JAVA_OPTS:-} "${mm_opts[@]}" -Dlogback.configurationFile="$root/bench/core/logback-quiet.xml" \
-    -Dkodiak.daemon="bench-core:$name " -cp "$root/target/classes:$root/target/lib/*$extra_cp" io.kodiak.Main \
+    -Dkodiak.daemon="bench-core:$name " -cp "$root/target/classes:$root/target/lib/*$extra_cp" io.kodiak.daemon.Main \
     -c "$out/$name.conf" > "$out/$name.log" 2>&1 &
   local pid=$!
   echo "$pid" >> "$pidfile"

@@ -1,6 +1,7 @@
 package io.kodiak.admin;
 
 import io.kodiak.exchange.ExchangeObserver;
+import io.kodiak.exchange.ProxyError;
 import io.kodiak.routing.Route;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -22,8 +23,7 @@ public final class ProxyMetrics implements ExchangeObserver {
     static final String NO_ROUTE = "none";
 
     /** Causes the core reports; registered up front so each series exists (at 0) before its first error. */
-    private static final List<String> KNOWN_CAUSES = List.of("connect", "connect_timeout", "timeout", "reset",
-            "pool_exhausted", "client_abort", "bad_request", "body_too_large", "draining", "no_route", "invalid_response");
+    private static final List<String> KNOWN_CAUSES = ProxyError.causes();
 
     private final MeterRegistry registry;
     private final Map<String, RouteMeters> byPrefix = new HashMap<>();

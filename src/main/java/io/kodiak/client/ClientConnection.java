@@ -468,7 +468,8 @@ final class ClientConnection implements ClientSide {
             ctx = held;
             held = null;
         }
-        heads.clear();
+        // The codec state is left as it is: a close can be reported on another thread while this
+        // connection's selector thread is still reading, and nothing reads it after the close.
         if (ctx != null) {
             ctx.completeAndRecycle();
         }

@@ -163,10 +163,11 @@ public final class Exchange implements ResponseListener {
      * Grizzly's pool reports a connect that outlived connect-timeout as the same ConnectException
      * type as a refused one, so the time it took tells them apart.
      */
-    private void onAcquireFailed(Throwable error, long waitedNanos) {
+    private void onAcquireFailed(Throwable error, long waitedNanos, boolean fresh) {
         ProxyError reason;
         if (error instanceof TimeoutException) {
-            reason = pool.isAtCapacity() ? ProxyError.POOL_EXHAUSTED : ProxyError.CONNECT_TIMEOUT;
+            // A connect of its own (the retry) never waits for the pool.
+            reason = !fresh && pool.isAtCapacity() ? ProxyError.POOL_EXHAUSTED : ProxyError.CONNECT_TIMEOUT;
         } else if (error == null || waitedNanos >= java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(pool.connectTimeoutMillis())) {
             reason = ProxyError.CONNECT_TIMEOUT;
         } else {
@@ -591,12 +592,12 @@ public final class Exchange implements ResponseListener {
 
         @Override
         public void failed(Throwable error) {
-            onAcquireFailed(error, System.nanoTime() - askedNanos);
+            onAcquireFailed(error, System.nanoTime() - askedNanos, fresh);
         }
 
         @Override
         public void cancelled() {
-            onAcquireFailed(null, System.nanoTime() - askedNanos);
+            onAcquireFailed(null, System.nanoTime() - askedNanos, fresh);
         }
 
         @Override

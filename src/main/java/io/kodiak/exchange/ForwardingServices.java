@@ -10,7 +10,6 @@ import java.util.concurrent.atomic.LongAdder;
 
 /** What every exchange shares: routing, upstream pools, the response clock, drain state, limits and error counts. */
 public final class ForwardingServices {
-    private static final String CLIENT_ABORT = "client_abort";
 
     private final Router router;
     private final UpstreamClient upstreams;
@@ -73,7 +72,7 @@ public final class ForwardingServices {
 
     /** Counts an error by cause; null means the client went away. */
     void onError(ProxyError error) {
-        String cause = error == null ? CLIENT_ABORT : error.cause;
+        String cause = error == null ? ProxyError.CLIENT_ABORT : error.cause;
         errorsByCause.computeIfAbsent(cause, k -> new LongAdder()).increment();
         observer.onError(cause);
     }

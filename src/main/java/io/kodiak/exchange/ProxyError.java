@@ -46,6 +46,19 @@ public enum ProxyError {
     public final String reason;
 
     /** The answer to a request head that broke {@code violation}; the violation's own text goes with it as the detail. */
+    /** Every cause the metrics count: each error's, and the client leaving first. The one list of them. */
+    public static java.util.List<String> causes() {
+        java.util.Set<String> causes = new java.util.LinkedHashSet<>();
+        for (ProxyError error : values()) {
+            causes.add(error.cause);
+        }
+        causes.add(CLIENT_ABORT);
+        return java.util.List.copyOf(causes);
+    }
+
+    /** The cause counted when the client left before its response was complete (logged as 499). */
+    public static final String CLIENT_ABORT = "client_abort";
+
     public static ProxyError of(Violation violation) {
         return switch (violation) {
             case FIELD_NAME_NOT_TOKEN, FIELD_LINE_WITHOUT_COLON -> BAD_FIELD_NAME;

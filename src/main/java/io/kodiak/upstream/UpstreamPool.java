@@ -32,6 +32,7 @@ public final class UpstreamPool {
     private final boolean persistent;
     private final long connectTimeoutMillis;
     private final AtomicInteger waiting = new AtomicInteger();
+    private final FreshConnects freshConnects;
 
     UpstreamPool(UpstreamTarget target, TCPNIOTransport transport, DelayedExecutor timers,
                  int maxConnections, long connectTimeoutMillis, long idleTimeoutMillis, boolean persistent) {
@@ -40,6 +41,7 @@ public final class UpstreamPool {
         this.address = new InetSocketAddress(target.host(), target.port());
         this.persistent = persistent;
         this.connectTimeoutMillis = connectTimeoutMillis;
+        this.freshConnects = new FreshConnects(timers, connectTimeoutMillis);
         this.pool = SingleEndpointPool.builder(SocketAddress.class)
                 .connectorHandler(transport)
                 .endpointAddress(address)
@@ -90,9 +92,15 @@ public final class UpstreamPool {
      * out to be closed by the upstream. It joins the pool when there is room, else it is closed after use.
      */
     public void acquireFresh(CompletionHandler<Connection> handler) {
+        FreshConnects.Attempt attempt = freshConnects.start(handler);
         transport.connect(address, new EmptyCompletionHandler<Connection>() {
             @Override
             public void completed(Connection connection) {
+                if (!attempt.settle()) {
+                    // Past connect-timeout: the exchange has moved on.
+                    connection.closeSilently();
+                    return;
+                }
                 try {
                     pool.attach(connection);
                 } catch (IOException poolClosed) {
@@ -105,12 +113,16 @@ public final class UpstreamPool {
 
             @Override
             public void failed(Throwable error) {
-                handler.failed(error);
+                if (attempt.settle()) {
+                    handler.failed(error);
+                }
             }
 
             @Override
             public void cancelled() {
-                handler.failed(new IOException("connect cancelled"));
+                if (attempt.settle()) {
+                    handler.failed(new IOException("connect cancelled"));
+                }
             }
         });
     }

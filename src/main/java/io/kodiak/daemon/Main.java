@@ -1,5 +1,6 @@
-package io.kodiak;
+package io.kodiak.daemon;
 
+import io.kodiak.Kodiak;
 import io.kodiak.admin.Monitoring;
 import io.kodiak.admin.SettingsReport;
 import io.kodiak.config.ConfigException;

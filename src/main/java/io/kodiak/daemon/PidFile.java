@@ -1,4 +1,4 @@
-package io.kodiak;
+package io.kodiak.daemon;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,0 +1,84 @@
+package io.kodiak.upstream;
+
+import org.glassfish.grizzly.CompletionHandler;
+import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.utils.DelayedExecutor;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Bounds the connects an exchange asks for outside the pool (the retry after a stale pooled
+ * connection) by connect-timeout: Grizzly times out only the connects the pool makes itself, and
+ * an unanswered SYN would otherwise hold the exchange until the kernel gives up (about 2 minutes).
+ * Whichever comes first, the connect's outcome or the deadline, settles the attempt; a connection
+ * that arrives after the deadline is closed.
+ */
+final class FreshConnects {
+    private final DelayedExecutor.DelayQueue<Attempt> queue;
+    private final long timeoutMillis;
+
+    FreshConnects(DelayedExecutor timers, long timeoutMillis) {
+        this.queue = timers.createDelayQueue(new Expiry(), new Deadline());
+        this.timeoutMillis = timeoutMillis;
+    }
+
+    /** Starts the clock for one connect; the returned attempt settles it. */
+    Attempt start(CompletionHandler<Connection> handler) {
+        Attempt attempt = new Attempt(handler);
+        queue.add(attempt, timeoutMillis, TimeUnit.MILLISECONDS);
+        return attempt;
+    }
+
+    static final class Attempt {
+        private final CompletionHandler<Connection> handler;
+        private final AtomicBoolean settled = new AtomicBoolean();
+        private volatile long deadline;
+
+        private Attempt(CompletionHandler<Connection> handler) {
+            this.handler = handler;
+        }
+
+        /** True for the first caller only: the connect's outcome or the deadline. */
+        boolean settle() {
+            if (!settled.compareAndSet(false, true)) {
+                return false;
+            }
+            deadline = DelayedExecutor.UNSET_TIMEOUT;
+            return true;
+        }
+
+        CompletionHandler<Connection> handler() {
+            return handler;
+        }
+    }
+
+    private static final class Expiry implements DelayedExecutor.Worker<Attempt> {
+        @Override
+        public boolean doWork(Attempt attempt) {
+            if (attempt.settle()) {
+                attempt.handler.failed(new TimeoutException("connect timed out"));
+            }
+            return true;
+        }
+    }
+
+    private static final class Deadline implements DelayedExecutor.Resolver<Attempt> {
+        @Override
+        public boolean removeTimeout(Attempt attempt) {
+            attempt.deadline = DelayedExecutor.UNSET_TIMEOUT;
+            return true;
+        }
+
+        @Override
+        public long getTimeoutMillis(Attempt attempt) {
+            return attempt.deadline;
+        }
+
+        @Override
+        public void setTimeoutMillis(Attempt attempt, long timeoutMillis) {
+            attempt.deadline = timeoutMillis;
+        }
+    }
+}
