@@ -11,17 +11,16 @@ import io.kodiak.http.HeadScanner;
 import io.kodiak.http.HttpViolationException;
 import io.kodiak.http.RequestHead;
 import io.kodiak.http.Violation;
+import io.kodiak.transport.Deadline;
 import io.kodiak.transport.Pieces;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
-import org.glassfish.grizzly.utils.DelayedExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
-import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 
 /**
  * One client connection: its codec state (a {@link HeadReader}, the {@link RequestHead} it
@@ -33,8 +32,6 @@ final class ClientConnection implements ClientSide {
     private static final Logger LOG = LoggerFactory.getLogger(ClientConnection.class);
     /** Beyond this much unread request body after an early answer, closing is cheaper than reading it. */
     private static final long MAX_BODY_TO_DISCARD = 1024 * 1024;
-    private static final AtomicLongFieldUpdater<ClientConnection> IDLE_DEADLINE =
-            AtomicLongFieldUpdater.newUpdater(ClientConnection.class, "idleDeadline");
 
     /**
      * <pre>
@@ -68,7 +65,7 @@ final class ClientConnection implements ClientSide {
     private final BodyReader body;
     private String address;
     /** Read by the timer thread; see {@link IdleClock}. */
-    private volatile long idleDeadline = IdleClock.NO_DEADLINE;
+    private final Deadline idleDeadline = new Deadline();
 
     // Guarded by this.
     private State state = State.HEAD;
@@ -459,7 +456,7 @@ final class ClientConnection implements ClientSide {
     }
 
     void onClosed() {
-        setIdleDeadline(DelayedExecutor.UNSET_TIMEOUT);
+        idleDeadline.close();
         Exchange exchange;
         FilterChainContext ctx;
         synchronized (this) {
@@ -499,19 +496,8 @@ final class ClientConnection implements ClientSide {
         }
     }
 
-    long idleDeadline() {
+    Deadline idleDeadline() {
         return idleDeadline;
-    }
-
-    /** Sets the idle deadline unless the connection is closed (then it stays UNSET, so the timer drops it). */
-    void setIdleDeadline(long millis) {
-        long now;
-        do {
-            now = idleDeadline;
-            if (now == DelayedExecutor.UNSET_TIMEOUT) {
-                return;
-            }
-        } while (!IDLE_DEADLINE.compareAndSet(this, now, millis));
     }
 
     /** The client's IP address as text, for X-Forwarded-For and the access log. */

@@ -1,5 +1,6 @@
 package io.kodiak.client;
 
+import io.kodiak.transport.Deadline;
 import org.glassfish.grizzly.utils.DelayedExecutor;
 
 import java.util.concurrent.TimeUnit;
@@ -11,12 +12,11 @@ import java.util.concurrent.TimeUnit;
  * Each connection joins the timer queue once; a refresh only writes a field.
  */
 final class IdleClock {
-    static final long NO_DEADLINE = Long.MAX_VALUE;
     private final DelayedExecutor.DelayQueue<ClientConnection> queue;
     private final long idleMillis;
 
     IdleClock(DelayedExecutor timers, long idleMillis) {
-        this.queue = timers.createDelayQueue(new Expiry(), new Deadline());
+        this.queue = timers.createDelayQueue(new Expiry(), Deadline.resolver(ClientConnection::idleDeadline));
         this.idleMillis = idleMillis;
     }
 
@@ -26,42 +26,24 @@ final class IdleClock {
 
     /** The connection is idle from now on. */
     void start(ClientConnection connection) {
-        connection.setIdleDeadline(System.currentTimeMillis() + idleMillis);
+        connection.idleDeadline().set(System.currentTimeMillis() + idleMillis);
     }
 
     void stop(ClientConnection connection) {
-        connection.setIdleDeadline(NO_DEADLINE);
+        connection.idleDeadline().set(Deadline.NONE);
     }
 
     private static final class Expiry implements DelayedExecutor.Worker<ClientConnection> {
         @Override
         public boolean doWork(ClientConnection connection) {
-            long deadline = connection.idleDeadline();
+            long deadline = connection.idleDeadline().get();
             if (deadline == DelayedExecutor.UNSET_TIMEOUT) {
                 return true;
             }
-            if (deadline != NO_DEADLINE && System.currentTimeMillis() - deadline >= 0) {
+            if (deadline != Deadline.NONE && System.currentTimeMillis() - deadline >= 0) {
                 connection.idleTimedOut();
             }
             return false;
-        }
-    }
-
-    private static final class Deadline implements DelayedExecutor.Resolver<ClientConnection> {
-        @Override
-        public boolean removeTimeout(ClientConnection connection) {
-            connection.setIdleDeadline(DelayedExecutor.UNSET_TIMEOUT);
-            return true;
-        }
-
-        @Override
-        public long getTimeoutMillis(ClientConnection connection) {
-            return connection.idleDeadline();
-        }
-
-        @Override
-        public void setTimeoutMillis(ClientConnection connection, long timeoutMillis) {
-            connection.setIdleDeadline(timeoutMillis);
         }
     }
 }

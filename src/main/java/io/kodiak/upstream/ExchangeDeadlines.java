@@ -1,5 +1,6 @@
 package io.kodiak.upstream;
 
+import io.kodiak.transport.Deadline;
 import org.glassfish.grizzly.utils.DelayedExecutor;
 
 import java.util.concurrent.TimeUnit;
@@ -18,7 +19,7 @@ public final class ExchangeDeadlines {
     private final DelayedExecutor.DelayQueue<UpstreamConnection> queue;
 
     public ExchangeDeadlines(DelayedExecutor timers) {
-        this.queue = timers.createDelayQueue(new Expiry(), new Deadline());
+        this.queue = timers.createDelayQueue(new Expiry(), Deadline.resolver(UpstreamConnection::deadlineHolder));
     }
 
     /** The exchange on {@code connection} must make progress within {@code millis}. */
@@ -51,24 +52,6 @@ public final class ExchangeDeadlines {
             }
             // Stay queued: the connection may carry another exchange (a timed-out one discards it anyway).
             return false;
-        }
-    }
-
-    private static final class Deadline implements DelayedExecutor.Resolver<UpstreamConnection> {
-        @Override
-        public boolean removeTimeout(UpstreamConnection connection) {
-            connection.leaveTimerQueue();
-            return true;
-        }
-
-        @Override
-        public long getTimeoutMillis(UpstreamConnection connection) {
-            return connection.deadline();
-        }
-
-        @Override
-        public void setTimeoutMillis(UpstreamConnection connection, long timeoutMillis) {
-            connection.setDeadline(timeoutMillis);
         }
     }
 }

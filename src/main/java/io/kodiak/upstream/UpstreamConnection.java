@@ -1,13 +1,11 @@
 package io.kodiak.upstream;
 
+import io.kodiak.transport.Deadline;
 import io.kodiak.transport.ReadGate;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.Grizzly;
 import org.glassfish.grizzly.attributes.Attribute;
-import org.glassfish.grizzly.utils.DelayedExecutor;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 
 /**
  * What Kodiak keeps per upstream connection, in one attribute so each event costs one lookup:
@@ -19,27 +17,14 @@ public final class UpstreamConnection {
             Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(UpstreamConnection.class.getName());
 
     /** Idle, or answered: far in the future, so the timer scan keeps the entry without firing. */
-    static final long NO_DEADLINE = Long.MAX_VALUE;
-    private static final VarHandle DEADLINE;
-
-    static {
-        try {
-            DEADLINE = MethodHandles.lookup().findVarHandle(UpstreamConnection.class, "responseDeadline", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    static final long NO_DEADLINE = Deadline.NONE;
 
     private final ResponseReading reading = new ResponseReading();
     private final ReadGate gate = new ReadGate();
     private volatile ResponseListener listener;
     private int requestsCarried;
-    /**
-     * Read by the timer thread; UNSET once the connection is closed, so the next scan drops its
-     * entry. Written only through compare-and-set: once UNSET it stays UNSET (an exchange ending
-     * after the close must not put a deadline back, or the entry would stay queued for good).
-     */
-    private volatile long responseDeadline = NO_DEADLINE;
+    /** The bound exchange's next deadline; read by the timer thread. */
+    private final Deadline deadline = new Deadline();
     private boolean inTimerQueue;
 
     public static UpstreamConnection of(Connection<?> connection) {
@@ -102,27 +87,25 @@ public final class UpstreamConnection {
     }
 
     void leaveTimerQueue() {
-        responseDeadline = DelayedExecutor.UNSET_TIMEOUT;
+        deadline.close();
+    }
+
+    Deadline deadlineHolder() {
+        return deadline;
     }
 
     long deadline() {
-        return responseDeadline;
+        return deadline.get();
     }
 
     /** Sets the deadline (epoch millis, or NO_DEADLINE) unless the connection is closed. */
     void setDeadline(long millis) {
-        long current;
-        do {
-            current = responseDeadline;
-            if (current == DelayedExecutor.UNSET_TIMEOUT) {
-                return;
-            }
-        } while (!DEADLINE.compareAndSet(this, current, millis));
+        deadline.set(millis);
     }
 
     /** Clears the deadline {@code expired} if nobody set another since it was read; false when somebody did. */
     boolean clearExpired(long expired) {
-        return DEADLINE.compareAndSet(this, expired, NO_DEADLINE);
+        return deadline.clearIfStill(expired);
     }
 
     ResponseListener takeListener() {
