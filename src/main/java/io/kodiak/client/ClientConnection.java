@@ -162,14 +162,18 @@ final class ClientConnection implements ClientSide {
         }
         startBody();
         Exchange exchange = admission.begin(this, head, decision.route(), address());
+        boolean closed;
         synchronized (this) {
-            if (state == State.CLOSING) {
-                // Closed (idle timer, a close event on another thread) while the head was read.
-                exchange.onClientClosed();
-                return ctx.getStopAction();
+            // Closed (idle timer, a close event on another thread) while the head was read?
+            closed = state == State.CLOSING;
+            if (!closed) {
+                current = exchange;
+                state = body.isDone() ? State.WAIT : State.BODY;
             }
-            current = exchange;
-            state = body.isDone() ? State.WAIT : State.BODY;
+        }
+        if (closed) {
+            exchange.onClientClosed();
+            return ctx.getStopAction();
         }
         if (body.isDone()) {
             exchange.start();
