@@ -95,7 +95,11 @@ final class ClientConnection implements ClientSide {
     /** Everything read from the client, in order. */
     NextAction onRead(FilterChainContext ctx) {
         NextAction action = read(ctx);
-        startPending();
+        if (action != ctx.getSuspendAction()) {
+            // Not after a suspend: the read was held, so what was pending was started before it,
+            // and another thread may already be reading on this connection (it resumed the read).
+            startPending();
+        }
         return action;
     }
 
@@ -173,6 +177,8 @@ final class ClientConnection implements ClientSide {
         }
         if (closed) {
             exchange.onClientClosed();
+            // The head's arrival stopped the idle clock; a closing connection stays bounded by it.
+            idleClock.start(this);
             return ctx.getStopAction();
         }
         if (body.isDone()) {

@@ -56,7 +56,9 @@ public final class UpstreamFilter extends BaseFilter {
                     int n = reading.body.next(buffer);
                     Buffer piece = n > 0 ? Pieces.take(ctx, buffer, n) : null;
                     if (reading.body.isDone()) {
-                        end(reading, listener, null, piece, buffer);
+                        // What is left to read: the context's message, which a piece that was the
+                        // whole buffer replaced with an empty one.
+                        end(reading, listener, null, piece, ctx.getMessage());
                     } else if (piece != null) {
                         paused |= !listener.onResponseBody(piece);
                     }
@@ -131,11 +133,12 @@ public final class UpstreamFilter extends BaseFilter {
         return listener.onResponseHead(head, first);
     }
 
+    /** {@code rest}: what is left of this read after the response; bytes there keep the connection out of the pool. */
     private static void end(ResponseReading reading, ResponseListener listener, ResponseHead head, Buffer lastPiece,
-                            Buffer buffer) {
+                            Buffer rest) {
         reading.phase = ResponseReading.Phase.HEAD;
         reading.completed = true;
-        listener.onResponseEnd(head, lastPiece, reading.keepAlive && !buffer.hasRemaining());
+        listener.onResponseEnd(head, lastPiece, reading.keepAlive && !rest.hasRemaining());
     }
 
     @Override

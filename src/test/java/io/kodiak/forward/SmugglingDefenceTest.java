@@ -167,6 +167,22 @@ class SmugglingDefenceTest {
         }
     }
 
+    /**
+     * A body that arrives in reads of its own (each handed on whole, not sliced) ends a response
+     * like any other: the connection goes back to the pool and carries the next request.
+     */
+    @Test
+    void aBodyInReadsOfItsOwnLeavesTheConnectionReusable() throws Exception {
+        start(i -> "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n" + ScriptedUpstream.PAUSE + "hello"
+                + ScriptedUpstream.PAUSE + "world");
+        try (RawHttp raw = new RawHttp(proxy.port())) {
+            for (int i = 0; i < 3; i++) {
+                assertEquals("helloworld", raw.send("GET /" + i + " HTTP/1.1\r\nHost: a\r\n\r\n").read().bodyText());
+            }
+        }
+        assertEquals(1, upstream.connections(), "one upstream connection carried all three");
+    }
+
     @Test
     void conflictingContentLengthsGet502AndTheConnectionIsNotReused() throws Exception {
         start(i -> i == 0 ? "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 20\r\n\r\nok" : OK);
