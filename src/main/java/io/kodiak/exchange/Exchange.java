@@ -139,15 +139,11 @@ public final class Exchange implements ResponseListener {
             pool.discard(connection);
         }
         if (waitForRoom) {
-            upstreamConnection().notifyCanWrite(new ResumeClient());
+            connection.notifyCanWrite(new ResumeClient());
         }
         if (resumeClient) {
             client.resumeReads();
         }
-    }
-
-    private synchronized Connection<?> upstreamConnection() {
-        return upstream;
     }
 
     private void markSent() {
@@ -475,14 +471,16 @@ public final class Exchange implements ResponseListener {
     @Override
     public void onUpstreamClosed() {
         Connection<?> stale = null;
-        boolean tunnelEnded = false;
+        Connection<?> tunnel = null;
+        boolean beforeResponse;
         synchronized (this) {
             if (phase.isOver()) {
                 return;
             }
+            beforeResponse = !phase.responseStarted();
             if (phase == Phase.TUNNELLING) {
                 phase = phase.completed();
-                tunnelEnded = true;
+                tunnel = upstream;
             } else if (!phase.responseStarted() && phase != Phase.CONNECTING && !retried && upstreamReused
                     && bodyReceived && requestBytes == 0 && request.method().isIdempotent()) {
                 // The upstream closed an idle pooled connection as we reused it; nothing was answered,
@@ -493,20 +491,16 @@ public final class Exchange implements ResponseListener {
                 phase = phase.retry();
             }
         }
-        if (tunnelEnded) {
-            release(upstreamConnection(), false);
+        if (tunnel != null) {
+            release(tunnel, false);
             end(false);
         } else if (stale != null) {
             release(stale, false);
             pool.acquireFresh(new Acquisition(true));
         } else {
-            fail(ProxyError.UPSTREAM_CLOSED, phase() == Phase.AWAITING || phase() == Phase.SENDING
+            fail(ProxyError.UPSTREAM_CLOSED, beforeResponse
                     ? "closed before any response byte" : "closed in the middle of the response body");
         }
-    }
-
-    private synchronized Phase phase() {
-        return phase;
     }
 
     /**

@@ -51,10 +51,6 @@ public final class BodyReader {
         state = State.DONE;
     }
 
-    public State state() {
-        return state;
-    }
-
     public boolean isDone() {
         return state == State.DONE;
     }

@@ -179,11 +179,6 @@ public abstract class MessageHead {
         return Ascii.trimOws(array, valueStart(field), layout.valueEnd(field));
     }
 
-    /** The start of the field line, its name. */
-    public final int lineStart(int field) {
-        return layout.nameStart(field);
-    }
-
     public final boolean isHttp11() {
         return http11;
     }
@@ -195,11 +190,6 @@ public abstract class MessageHead {
 
     public final boolean isChunked() {
         return chunked;
-    }
-
-    /** "close" among the Connection options. */
-    public final boolean hasCloseOption() {
-        return closeOption;
     }
 
     public final boolean hasKeepAliveOption() {

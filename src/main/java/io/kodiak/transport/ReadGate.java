@@ -53,11 +53,6 @@ public final class ReadGate {
         openedEarly = false;
     }
 
-    /** True while reads are stopped. */
-    public synchronized boolean isClosed() {
-        return held != null;
-    }
-
     /** The connection is gone: the held context is dropped with it. */
     public void discard() {
         FilterChainContext ctx;
