@@ -335,7 +335,9 @@ print_live_state() {
   echo "  health    $(sed -n 's/.*"status":"\([A-Z]*\)".*/\1/p' <<<"$health") ($(admin_url)/health)"
   awk '
     function value(line) { v = line; sub(/.* /, "", v); return v + 0 }
-    function upstream(line) { u = line; sub(/.*upstream="/, "", u); sub(/".*/, "", u); return u }
+    function label(line, name) { u = line; if (!sub(".*[{,]" name "=\"", "", u)) return ""; sub(/".*/, "", u); return u }
+    # One key per server of a group: "group server".
+    function upstream(line) { return label(line, "group") " " label(line, "upstream") }
     /^kodiak_inflight_exchanges /      { inflight = value($0) }
     /^kodiak_client_connections /      { clients = value($0) }
     /^kodiak_client_connections_max /  { clients_max = value($0) }
@@ -346,11 +348,23 @@ print_live_state() {
     /^kodiak_upstream_pool_leased\{/    { leased[upstream($0)] = value($0) }
     /^kodiak_upstream_pool_pending\{/   { pending[upstream($0)] = value($0) }
     /^kodiak_upstream_pool_max\{/       { max[upstream($0)] = value($0) }
+    /^kodiak_upstream_server_state\{/   { if (value($0) == 1) state[upstream($0)] = label($0, "state") }
+    /^kodiak_upstream_server_in_flight\{/ { busy[upstream($0)] = value($0) }
+    /^kodiak_upstream_server_failures_total\{/ { fails[upstream($0)] = value($0) }
     END {
       printf "  clients   %d connections open of max %d (accepting paused %d times at the max)\n", clients, clients_max, pauses
       printf "  in flight %d exchanges (%d requests since start)\n", inflight, requests
-      for (u in seen)
-        printf "  upstream  %s: %d open (%d leased, %d idle) of max %d, %d waiting\n", u, open[u], leased[u], idle[u], max[u], pending[u]
+      n = 0
+      for (u in seen) keys[++n] = u
+      # Sorted, so that a group'"'"'s servers are listed together.
+      for (i = 2; i <= n; i++) { k = keys[i]; for (j = i - 1; j >= 1 && keys[j] > k; j--) keys[j + 1] = keys[j]; keys[j + 1] = k }
+      for (i = 1; i <= n; i++) {
+        u = keys[i]; split(u, parts, " ")
+        # A route'"'"'s own host:port is a group of one named after it: shown once.
+        name = parts[1] == parts[2] ? parts[2] : parts[1] " " parts[2]
+        printf "  upstream  %s: %s, %d in flight, %d failures; %d open (%d leased, %d idle) of max %d, %d waiting\n",
+          name, state[u], busy[u], fails[u], open[u], leased[u], idle[u], max[u], pending[u]
+      }
     }' <<<"$metrics"
 }
 

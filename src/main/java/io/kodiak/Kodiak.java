@@ -54,7 +54,7 @@ public final class Kodiak {
                 config.upstream().responseTimeout().toMillis(), config.listener().idleTimeout().toMillis(),
                 config.listener().maxBodySize(), drain, observer);
         int maxClients = ConnectionBudget.clientLimit(config.listener().maxConnections(), ConnectionBudget.openFileLimit(),
-                (long) upstreams.pools().size() * config.upstream().maxConnections());
+                upstreams.maxConnections());
         this.listener = new ProxyListener(config.listener(), maxClients, new Admission(services), drain, timers, memory);
     }
 

@@ -1,6 +1,7 @@
 package io.kodiak.admin;
 
 import io.kodiak.config.ProxyConfig;
+import org.glassfish.grizzly.http.server.HttpHandler;
 import org.glassfish.grizzly.http.server.HttpServer;
 import org.glassfish.grizzly.http.server.NetworkListener;
 import org.glassfish.grizzly.http.server.ServerConfiguration;
@@ -18,7 +19,8 @@ final class AdminServer {
     private final HttpServer server = new HttpServer();
     private final NetworkListener listener;
 
-    AdminServer(ProxyConfig.Admin settings, Health health, Supplier<String> metricsExposition, String version) {
+    AdminServer(ProxyConfig.Admin settings, Health health, Supplier<String> metricsExposition, HttpHandler upstreams,
+                String version) {
         listener = new NetworkListener("kodiak-admin", settings.host(), settings.port());
         TCPNIOTransport transport = listener.getTransport();
         transport.setSelectorRunnersCount(1);
@@ -35,6 +37,7 @@ final class AdminServer {
         configuration.setJmxEnabled(false);
         configuration.addHttpHandler(new HealthHandler(health), "/health");
         configuration.addHttpHandler(new MetricsHandler(metricsExposition), "/metrics");
+        configuration.addHttpHandler(upstreams, "/upstreams");
         configuration.addHttpHandler(new NotFoundHandler(), "/");
     }
 

@@ -77,7 +77,7 @@ public final class Monitoring {
 
         String version = Version.current();
         health = new Health(kodiak, version);
-        server = new AdminServer(settings, health, this::exposition, version);
+        server = new AdminServer(settings, health, this::exposition, new UpstreamsHandler(kodiak.upstreams()), version);
         try {
             server.start();
         } catch (IOException e) {

@@ -14,6 +14,7 @@ import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -27,12 +28,15 @@ import java.util.function.Function;
  */
 public final class ConfigLoader {
     private static final Set<String> ROUTE_KEYS = Set.of("prefix", "upstream", "preserve-host", "upgrade");
+    private static final String GROUPS = "proxy.upstreams";
 
     private final Config config;
     private final List<ConfigProblem> problems = new ArrayList<>();
+    private final ConfigReader keys;
 
     private ConfigLoader(Config config) {
         this.config = config;
+        this.keys = new ConfigReader(config, problems);
     }
 
     /** Loads {@code file} (null: defaults only) layered as -D overrides, file, reference.conf. */
@@ -70,22 +74,22 @@ public final class ConfigLoader {
         rejectUnknownKeys();
         int cores = Runtime.getRuntime().availableProcessors();
 
-        String host = string("proxy.listener.host");
-        int port = port("proxy.listener.port");
-        int selectors = intInRange("proxy.listener.selector-threads", 0, 1024, "0 (one per core) or a thread count up to 1024");
-        int workers = intInRange("proxy.listener.worker-threads", 0, 10_000, "0 (two per core) or a thread count up to 10000");
-        IoStrategyName strategy = choice("proxy.listener.io-strategy", IoStrategyName::parse, IoStrategyName.allNames(),
+        String host = keys.string("proxy.listener.host");
+        int port = keys.port("proxy.listener.port");
+        int selectors = keys.intInRange("proxy.listener.selector-threads", 0, 1024, "0 (one per core) or a thread count up to 1024");
+        int workers = keys.intInRange("proxy.listener.worker-threads", 0, 10_000, "0 (two per core) or a thread count up to 10000");
+        IoStrategyName strategy = keys.choice("proxy.listener.io-strategy", IoStrategyName::parse, IoStrategyName.allNames(),
                 IoStrategyName.SAME_THREAD.configName(), IoStrategyName.SAME_THREAD);
-        boolean persistent = bool("proxy.listener.persistent-connections");
-        Duration idle = duration("proxy.listener.idle-timeout", Duration.ofSeconds(1), "a duration of at least 1s, e.g. 60s");
-        int maxRequests = intInRange("proxy.listener.max-requests-per-connection", -1, Integer.MAX_VALUE,
+        boolean persistent = keys.bool("proxy.listener.persistent-connections");
+        Duration idle = keys.duration("proxy.listener.idle-timeout", Duration.ofSeconds(1), "a duration of at least 1s, e.g. 60s");
+        int maxRequests = keys.intInRange("proxy.listener.max-requests-per-connection", -1, Integer.MAX_VALUE,
                 "-1 (no limit) or a positive count");
         if (maxRequests == 0) {
             problems.add(new ConfigProblem("proxy.listener.max-requests-per-connection", "0", "-1 (no limit) or a positive count"));
         }
-        long headerSize = size("proxy.listener.max-header-size", 256, 1 << 20, "a size from 256 to 1m, e.g. 8k");
-        long bodySize = sizeOrUnlimited("proxy.listener.max-body-size");
-        int maxConnections = intInRange("proxy.listener.max-connections", 0, 1_000_000,
+        long headerSize = keys.size("proxy.listener.max-header-size", 256, 1 << 20, "a size from 256 to 1m, e.g. 8k");
+        long bodySize = keys.sizeOrUnlimited("proxy.listener.max-body-size");
+        int maxConnections = keys.intInRange("proxy.listener.max-connections", 0, 1_000_000,
                 "0 (derived from the open-file limit) or a connection count up to 1000000");
 
         ProxyConfig.Listener listener = new ProxyConfig.Listener(host, port,
@@ -93,45 +97,47 @@ public final class ConfigLoader {
                 persistent, idle, maxRequests, (int) headerSize, bodySize, maxConnections);
 
         ProxyConfig.Upstream upstream = new ProxyConfig.Upstream(
-                bool("proxy.upstream.persistent-connections"),
-                intInRange("proxy.upstream.max-connections", 1, 100_000, "a connection count from 1 to 100000"),
-                duration("proxy.upstream.connect-timeout", Duration.ofMillis(1), "a positive duration, e.g. 5s"),
-                duration("proxy.upstream.response-timeout", Duration.ofMillis(1), "a positive duration, e.g. 30s"),
-                duration("proxy.upstream.idle-timeout", Duration.ofMillis(1), "a positive duration, e.g. 60s"));
+                keys.bool("proxy.upstream.persistent-connections"),
+                keys.intInRange("proxy.upstream.max-connections", 1, 100_000, "a connection count from 1 to 100000"),
+                keys.duration("proxy.upstream.connect-timeout", Duration.ofMillis(1), "a positive duration, e.g. 5s"),
+                keys.duration("proxy.upstream.response-timeout", Duration.ofMillis(1), "a positive duration, e.g. 30s"),
+                keys.duration("proxy.upstream.idle-timeout", Duration.ofMillis(1), "a positive duration, e.g. 60s"));
 
-        ProxyConfig.Buffers buffers = new ProxyConfig.Buffers(choice("proxy.buffers.memory-manager",
+        ProxyConfig.Buffers buffers = new ProxyConfig.Buffers(keys.choice("proxy.buffers.memory-manager",
                 MemoryManagerName::parse, MemoryManagerName.allNames(), MemoryManagerName.HEAP.configName(),
                 MemoryManagerName.HEAP));
 
-        ProxyConfig.Admin admin = new ProxyConfig.Admin(bool("proxy.admin.enabled"),
-                string("proxy.admin.host"), port("proxy.admin.port"));
+        ProxyConfig.Admin admin = new ProxyConfig.Admin(keys.bool("proxy.admin.enabled"),
+                keys.string("proxy.admin.host"), keys.port("proxy.admin.port"));
         if (admin.enabled() && admin.port() == port && admin.port() > 0) {
             problems.add(new ConfigProblem("proxy.admin.port", String.valueOf(admin.port()),
                     "a port other than proxy.listener.port (the admin endpoints are never on the proxied port)"));
         }
 
-        Duration grace = duration("proxy.shutdown.grace-period", Duration.ZERO, "a duration of 0s or more, e.g. 30s");
-        List<Route> routes = routes();
+        Duration grace = keys.duration("proxy.shutdown.grace-period", Duration.ZERO, "a duration of 0s or more, e.g. 30s");
+        Map<String, UpstreamGroupConfig> groups = new LinkedHashMap<>(
+                new GroupsReader(keys, upstream).read(GROUPS));
+        List<Route> routes = routes(groups, upstream);
 
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
-        return new ProxyConfig(listener, routes, upstream, buffers, admin, grace);
+        return new ProxyConfig(listener, routes, upstream, buffers, admin, grace, List.copyOf(groups.values()));
     }
 
     // ---------------------------------------------------------------- routes
 
-    private List<Route> routes() {
+    private List<Route> routes(Map<String, UpstreamGroupConfig> groups, ProxyConfig.Upstream upstream) {
         String key = "proxy.routes";
         if (!config.hasPath(key) || config.getValue(key).valueType() != ConfigValueType.LIST) {
-            problems.add(new ConfigProblem(key, render(key), "a list of { prefix = \"/...\", upstream = \"http://host:port/path\" }"));
+            problems.add(new ConfigProblem(key, keys.render(key), "a list of { prefix = \"/...\", upstream = \"http://host:port/path\" }"));
             return List.of();
         }
         List<? extends Config> entries;
         try {
             entries = config.getConfigList(key);
         } catch (com.typesafe.config.ConfigException e) {
-            problems.add(new ConfigProblem(key, render(key), "a list of objects with prefix and upstream"));
+            problems.add(new ConfigProblem(key, keys.render(key), "a list of objects with prefix and upstream"));
             return List.of();
         }
         if (entries.isEmpty()) {
@@ -159,10 +165,18 @@ public final class ConfigLoader {
             boolean preserveHost = routeFlag(entry, at, "preserve-host", false, problems);
             boolean upgrade = routeFlag(entry, at, "upgrade", true, problems);
             String url = entry.hasPath("upstream") ? entry.getValue("upstream").unwrapped().toString() : null;
-            UpstreamTarget target = upstreamTarget(at + ".upstream", url);
-            if (target != null) {
-                routes.add(new Route(prefix, target, preserveHost, url, upgrade));
+            UpstreamTarget target = upstreamTarget(at + ".upstream", url, groups);
+            if (target == null) {
+                continue;
             }
+            String group = target.host();
+            if (!target.namesGroup()) {
+                // A host:port of its own: a group of one server, shared by the routes to that origin.
+                group = target.originKey();
+                groups.computeIfAbsent(group, name -> UpstreamGroupConfig.single(name, url, target.host(),
+                        target.port(), upstream));
+            }
+            routes.add(new Route(prefix, target, preserveHost, url, upgrade, group));
         }
         return routes;
     }
@@ -179,7 +193,7 @@ public final class ConfigLoader {
         }
     }
 
-    private UpstreamTarget upstreamTarget(String key, String url) {
+    private UpstreamTarget upstreamTarget(String key, String url, Map<String, UpstreamGroupConfig> groups) {
         String expected = "an absolute http:// URL such as http://127.0.0.1:8080/path (no query, no fragment)";
         if (url == null) {
             problems.add(new ConfigProblem(key, "(missing)", expected));
@@ -192,16 +206,33 @@ public final class ConfigLoader {
                 problems.add(new ConfigProblem(key, url, expected));
                 return null;
             }
+            String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+            String host = uri.getHost();
+            if (groups.containsKey(host) && uri.getPort() == -1) {
+                // nginx's proxy_pass http://NAME/...: the group's servers carry the addresses.
+                return UpstreamTarget.group(host, path);
+            }
+            if (groups.containsKey(host)) {
+                problems.add(new ConfigProblem(key, url, "no port after the upstream group name " + host
+                        + " (its servers carry the ports)"));
+                return null;
+            }
+            if (uri.getPort() == -1 && host.indexOf('.') < 0 && host.indexOf(':') < 0
+                    && !host.equalsIgnoreCase("localhost")) {
+                // A bare name without a port reads as a group name; a typo must not turn into a DNS lookup.
+                problems.add(new ConfigProblem(key, url, "an upstream group defined under proxy.upstreams "
+                        + (groups.isEmpty() ? "(none is)" : groups.keySet().toString())
+                        + ", or a host name with a dot or an explicit port"));
+                return null;
+            }
             int port = uri.getPort() == -1 ? 80 : uri.getPort();
             if (port < 1 || port > 65535) {
                 problems.add(new ConfigProblem(key, url, "a port from 1 to 65535 in " + expected));
                 return null;
             }
-            String host = uri.getHost();
             if (host.startsWith("[") && host.endsWith("]")) {
                 host = host.substring(1, host.length() - 1);
             }
-            String path = uri.getRawPath() == null ? "" : uri.getRawPath();
             return new UpstreamTarget(host, port, path);
         } catch (URISyntaxException e) {
             problems.add(new ConfigProblem(key, url, expected));
@@ -218,7 +249,7 @@ public final class ConfigLoader {
         }
         for (Map.Entry<String, ConfigValue> e : config.getConfig("proxy").entrySet()) {
             String path = e.getKey();
-            if (path.equals("routes") || path.startsWith("routes.")) {
+            if (path.equals("routes") || path.startsWith("routes.") || path.startsWith("upstreams.")) {
                 continue;
             }
             if (!reference.hasPath(path)) {
@@ -228,84 +259,4 @@ public final class ConfigLoader {
         }
     }
 
-    private <T> T read(String key, Function<String, T> getter, String expected, T fallback) {
-        try {
-            return getter.apply(key);
-        } catch (com.typesafe.config.ConfigException e) {
-            problems.add(new ConfigProblem(key, render(key), expected));
-            return fallback;
-        }
-    }
-
-    private String render(String key) {
-        try {
-            return config.hasPath(key) ? config.getValue(key).render() : "(missing)";
-        } catch (com.typesafe.config.ConfigException e) {
-            return "(unreadable)";
-        }
-    }
-
-    private String string(String key) {
-        String value = read(key, config::getString, "a non-empty string", "");
-        if (value.isBlank() && config.hasPath(key)) {
-            problems.add(new ConfigProblem(key, render(key), "a non-empty host name or address"));
-        }
-        return value;
-    }
-
-    private boolean bool(String key) {
-        return read(key, config::getBoolean, "true or false", false);
-    }
-
-    /** 0 asks the OS for a free port (tests use it); anything else must be a real TCP port. */
-    private int port(String key) {
-        return intInRange(key, 0, 65535, "a port number from 1 to 65535 (0: any free port)");
-    }
-
-    private int intInRange(String key, int min, int max, String expected) {
-        int value = read(key, config::getInt, expected, min);
-        if (value < min || value > max) {
-            problems.add(new ConfigProblem(key, render(key), expected));
-        }
-        return value;
-    }
-
-    private Duration duration(String key, Duration min, String expected) {
-        Duration value = read(key, config::getDuration, expected, min);
-        if (value.compareTo(min) < 0) {
-            problems.add(new ConfigProblem(key, render(key), expected));
-        }
-        return value;
-    }
-
-    private long size(String key, long min, long max, String expected) {
-        long value = read(key, k -> config.getBytes(k), expected, min);
-        if (value < min || value > max) {
-            problems.add(new ConfigProblem(key, render(key), expected));
-        }
-        return value;
-    }
-
-    private long sizeOrUnlimited(String key) {
-        String expected = "\"unlimited\" or a size of at least 0, e.g. 100m";
-        if (config.hasPath(key) && config.getValue(key).valueType() == ConfigValueType.STRING
-                && "unlimited".equals(config.getString(key))) {
-            return -1;
-        }
-        long value = read(key, k -> config.getBytes(k), expected, -1L);
-        if (value < 0) {
-            problems.add(new ConfigProblem(key, render(key), expected));
-        }
-        return value;
-    }
-
-    /** One of a fixed set of names; {@code fallback} stands in while the problem is reported. */
-    private <T> T choice(String key, Function<String, Optional<T>> parse, String names, String fallbackName, T fallback) {
-        String expected = "one of " + names;
-        String value = read(key, config::getString, expected, fallbackName);
-        return parse.apply(value).orElseGet(() -> {
-            problems.add(new ConfigProblem(key, render(key), expected));
-            return fallback;
-        });
-    }
 }

@@ -5,9 +5,13 @@ import io.kodiak.routing.Route;
 import java.time.Duration;
 import java.util.List;
 
-/** The validated, immutable configuration the proxy runs with. */
+/**
+ * The validated, immutable configuration the proxy runs with. {@code groups}: every upstream
+ * group the routes use, the named ones from proxy.upstreams and one implicit group per route
+ * origin given as host:port, in the order first named.
+ */
 public record ProxyConfig(Listener listener, List<Route> routes, Upstream upstream, Buffers buffers, Admin admin,
-                          Duration shutdownGracePeriod) {
+                          Duration shutdownGracePeriod, List<UpstreamGroupConfig> groups) {
 
     /**
      * Client-facing side. {@code maxBodySize} is -1 when unlimited; thread counts are resolved (never 0);

@@ -8,7 +8,9 @@ import io.kodiak.routing.Route;
 import io.kodiak.upstream.ResponseListener;
 import io.kodiak.upstream.UpstreamConnection;
 import io.kodiak.transport.OneWrite;
-import io.kodiak.upstream.UpstreamPool;
+import io.kodiak.upstream.UpstreamGroup;
+import io.kodiak.upstream.UpstreamServer;
+import io.kodiak.config.UpstreamGroupConfig.RetryOn;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.CompletionHandler;
 import org.glassfish.grizzly.Connection;
@@ -49,7 +51,9 @@ public final class Exchange implements ResponseListener {
     private final ClientSide client;
     private final ForwardedRequest request;
     private final Route route;
-    private final UpstreamPool pool;
+    private final UpstreamGroup group;
+    /** The hash balancer's key for this request, or null. */
+    private final String hashKey;
     private final MemoryManager memory;
     private final Buffer upstreamHead;
     private final long startNanos = System.nanoTime();
@@ -60,7 +64,16 @@ public final class Exchange implements ResponseListener {
     private Connection<?> upstream;
     private UpstreamConnection upstreamState;
     private boolean upstreamReused;
+    /** The stale-connection retry (same server, a new connection) was used. */
     private boolean retried;
+    /** The current attempt's server; null before the first and between attempts. */
+    private UpstreamServer server;
+    /** Servers tried, one bit per server of the group; and how many attempts went out. */
+    private long tried;
+    private int attempts;
+    /** host:port of every server tried, in order, for the access log. */
+    private String serversTried;
+    private boolean interimForwarded;
     private CompositeBuffer held;
     private boolean clientPaused;
     private boolean continueSent;
@@ -77,31 +90,78 @@ public final class Exchange implements ResponseListener {
         this.client = client;
         this.request = request;
         this.route = route;
-        this.pool = services.upstreams().poolFor(route.target());
+        this.group = services.upstreams().groupFor(route);
+        this.hashKey = HashKeys.of(group.hashKey(), head, request.clientAddress());
         this.memory = client.connection().getMemoryManager();
-        this.upstreamHead = UpstreamRequestHead.build(head, route, route.rewrite(request.path()), pool.persistent(),
-                request.upgrade(), request.clientAddress(), memory);
+        this.upstreamHead = UpstreamRequestHead.build(head, route, route.rewrite(request.path()),
+                group.settings().pool().persistentConnections(), request.upgrade(), request.clientAddress(), memory);
         this.bodyReceived = !head.hasBody();
     }
 
-    /** Asks the pool for a connection; the request goes out once one is ready (unless the exchange already ended). */
+    /** Picks a server and asks its pool for a connection; the request goes out once one is ready (unless the exchange already ended). */
     public void start() {
+        group.requestStarted();
+        attempt();
+    }
+
+    /**
+     * The next attempt: a server of the group not tried yet, and a connection from its pool.
+     * False when no server is left to try.
+     */
+    private boolean attempt() {
+        UpstreamServer next = group.pick(tried, hashKey);
+        if (next == null) {
+            return false;
+        }
         synchronized (this) {
             if (phase != Phase.CONNECTING) {
-                return;
+                return true;
             }
+            server = next;
+            tried |= UpstreamGroup.bit(next);
+            attempts++;
+            serversTried = serversTried == null ? next.authority() : serversTried + "," + next.authority();
         }
-        pool.acquire(new Acquisition(false));
+        next.begin();
+        next.pool().acquire(new Acquisition(next, false));
+        return true;
+    }
+
+    /**
+     * Under the lock, before a retry: whether the request may go to another server after
+     * {@code condition}. Only a request nothing of whose answer reached the client, and, once
+     * sent, only an idempotent one without a body (its bytes were streamed, not kept).
+     */
+    private boolean mayRetry(RetryOn condition, boolean sent) {
+        if (phase.isOver() || phase.responseStarted() || interimForwarded) {
+            return false;
+        }
+        if (sent && !(bodyReceived && requestBytes == 0 && request.method().isIdempotent())) {
+            return false;
+        }
+        return group.mayRetry(condition, attempts, tried);
+    }
+
+    /** After {@link #mayRetry} allowed it: the attempt on {@code failed} is over, the next one starts. */
+    private void retryElsewhere(UpstreamServer failed, Connection<?> connection, ProxyError reason, String detail) {
+        release(connection, failed, false);
+        failed.end();
+        group.retried();
+        LOG.info("{} {} route={} retried after {} from {}: {}", request.methodName(), request.path(), route.prefix(),
+                reason.cause, failed.authority(), detail);
+        if (!attempt()) {
+            fail(reason, detail + "; no other server to try");
+        }
     }
 
     // ------------------------------------------------------------------ request
 
-    private void onUpstreamReady(Connection<?> connection, boolean fresh) {
+    private void onUpstreamReady(Connection<?> connection, UpstreamServer from, boolean fresh) {
         boolean resumeClient = false;
         boolean waitForRoom = false;
         boolean unused;
         synchronized (this) {
-            unused = phase != Phase.CONNECTING;
+            unused = phase != Phase.CONNECTING || server != from;
             if (!unused) {
                 upstream = connection;
                 upstreamState = UpstreamConnection.of(connection);
@@ -136,7 +196,7 @@ public final class Exchange implements ResponseListener {
         if (unused) {
             // The exchange ended while the connection was on its way: nothing was written on it,
             // but it is closed rather than pooled, as after any failure.
-            pool.discard(connection);
+            from.pool().discard(connection);
         }
         if (waitForRoom) {
             connection.notifyCanWrite(new ResumeClient());
@@ -149,7 +209,7 @@ public final class Exchange implements ResponseListener {
     private void markSent() {
         sentNanos = System.nanoTime();
         if (!phase.responseStarted()) {
-            services.deadlines().arm(upstreamState, services.responseTimeoutMillis());
+            services.deadlines().arm(upstreamState, group.responseTimeoutMillis());
         }
     }
 
@@ -159,17 +219,33 @@ public final class Exchange implements ResponseListener {
      * Grizzly's pool reports a connect that outlived connect-timeout as the same ConnectException
      * type as a refused one, so the time it took tells them apart.
      */
-    private void onAcquireFailed(Throwable error, long waitedNanos, boolean fresh) {
+    private void onAcquireFailed(Throwable error, long waitedNanos, UpstreamServer from, boolean fresh) {
         ProxyError reason;
         if (error instanceof TimeoutException) {
             // A connect of its own (the retry) never waits for the pool.
-            reason = !fresh && pool.isAtCapacity() ? ProxyError.POOL_EXHAUSTED : ProxyError.CONNECT_TIMEOUT;
-        } else if (error == null || waitedNanos >= java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(pool.connectTimeoutMillis())) {
+            reason = !fresh && from.pool().isAtCapacity() ? ProxyError.POOL_EXHAUSTED : ProxyError.CONNECT_TIMEOUT;
+        } else if (error == null || waitedNanos >= java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(from.pool().connectTimeoutMillis())) {
             reason = ProxyError.CONNECT_TIMEOUT;
         } else {
             reason = ProxyError.CONNECT_FAILED;
         }
-        fail(reason, error == null ? "connect timed out" : String.valueOf(error.getMessage()));
+        String detail = error == null ? "connect timed out" : String.valueOf(error.getMessage());
+        if (reason != ProxyError.POOL_EXHAUSTED) {
+            from.failed(reason.cause);
+        }
+        boolean retry;
+        synchronized (this) {
+            // Nothing was sent: any method may go to the next server.
+            retry = phase == Phase.CONNECTING && server == from && mayRetry(RetryOn.CONNECT_FAILURE, false);
+            if (retry) {
+                server = null;
+            }
+        }
+        if (retry) {
+            retryElsewhere(from, null, reason, detail);
+        } else {
+            fail(reason, detail);
+        }
     }
 
     /**
@@ -282,6 +358,7 @@ public final class Exchange implements ResponseListener {
             // The response timeout keeps running: interim responses do not extend it, or an
             // upstream could hold the exchange for ever with one 1xx after another.
             if (head.status() != 100 && request.http11()) {
+                interimForwarded = true;
                 client.write(ClientResponseHead.interim(head, memory));
             }
         }
@@ -289,6 +366,9 @@ public final class Exchange implements ResponseListener {
 
     @Override
     public boolean onResponseHead(ResponseHead head, Buffer firstPiece) {
+        if (retriedOnStatus(head)) {
+            return true;
+        }
         boolean tunnel;
         boolean room;
         synchronized (this) {
@@ -308,6 +388,41 @@ public final class Exchange implements ResponseListener {
             return false;
         }
         return true;
+    }
+
+    /**
+     * The server's final response head has come. A 502, 503 or 504 of its own counts against the
+     * server's health, and when the group retries on that status (and the request may be
+     * retried) the response is dropped with its connection and the request goes to the next
+     * server; true then. Any other status is a success for the server's health.
+     */
+    private boolean retriedOnStatus(ResponseHead head) {
+        RetryOn condition = RetryOn.ofStatus(head.status());
+        UpstreamServer from;
+        Connection<?> connection = null;
+        boolean retry = false;
+        synchronized (this) {
+            from = server;
+            if (phase.isOver() || from == null) {
+                return false;
+            }
+            if (condition != null && mayRetry(condition, true)) {
+                retry = true;
+                connection = upstream;
+                upstream = null;
+                server = null;
+                phase = phase.retry();
+            }
+        }
+        if (condition == null) {
+            from.succeeded();
+            return false;
+        }
+        from.failed("status " + head.status());
+        if (retry) {
+            retryElsewhere(from, connection, ProxyError.RETRY_EXHAUSTED, "status " + head.status());
+        }
+        return retry;
     }
 
     /**
@@ -372,7 +487,11 @@ public final class Exchange implements ResponseListener {
      */
     @Override
     public void onResponseEnd(ResponseHead head, Buffer lastPiece, boolean reusable) {
+        if (head != null && retriedOnStatus(head)) {
+            return;
+        }
         Connection<?> connection;
+        UpstreamServer from;
         boolean reuse;
         boolean keep;
         synchronized (this) {
@@ -394,11 +513,12 @@ public final class Exchange implements ResponseListener {
             }
             phase = phase.completed();
             connection = upstream;
-            reuse = reusable && bodyReceived && pool.persistent();
+            from = server;
+            reuse = reusable && bodyReceived && group.settings().pool().persistentConnections();
             keep = keepClient;
             services.deadlines().disarm(upstreamState);
         }
-        release(connection, reuse);
+        release(connection, from, reuse);
         end(keep);
     }
 
@@ -411,6 +531,7 @@ public final class Exchange implements ResponseListener {
      */
     void fail(ProxyError error, String detail) {
         Connection<?> connection;
+        UpstreamServer from;
         boolean answer;
         boolean keep;
         synchronized (this) {
@@ -420,6 +541,7 @@ public final class Exchange implements ResponseListener {
             answer = !phase.responseStarted();
             phase = Phase.FAILED;
             connection = upstream;
+            from = server;
             // A client still to send its body after "Expect: 100-continue" may never send it: its
             // next request would be read as this body, so the connection closes.
             keep = answer && !error.closeClient && request.keepAlive() && client.mayKeepAlive()
@@ -435,15 +557,16 @@ public final class Exchange implements ResponseListener {
             client.write(LocalAnswer.of(error, null, request.isHead(), !keep ? LocalAnswer.Persistence.CLOSE
                     : request.http11() ? LocalAnswer.Persistence.NOTHING : LocalAnswer.Persistence.KEEP_ALIVE, memory));
         }
-        release(connection, false);
+        release(connection, from, false);
         LOG.warn("{} {} route={} upstream={} cause={}: {}", request.methodName(), request.path(), route.prefix(),
-                route.upstreamUrl(), error.cause, detail);
+                serversTried == null ? route.upstreamUrl() : serversTried, error.cause, detail);
         end(keep);
     }
 
     /** The client connection closed: stop everything, and never pool the upstream connection mid-exchange. */
     public void onClientClosed() {
         Connection<?> connection;
+        UpstreamServer from;
         boolean tunnel;
         synchronized (this) {
             if (phase.isOver()) {
@@ -452,11 +575,12 @@ public final class Exchange implements ResponseListener {
             tunnel = phase == Phase.TUNNELLING;
             phase = tunnel ? phase.completed() : Phase.FAILED;
             connection = upstream;
+            from = server;
             if (!tunnel) {
                 status = CLIENT_CLOSED_STATUS;
             }
         }
-        release(connection, false);
+        release(connection, from, false);
         if (!tunnel) {
             services.onError(null);
         }
@@ -465,6 +589,13 @@ public final class Exchange implements ResponseListener {
 
     @Override
     public void onInvalidResponse(Violation violation) {
+        UpstreamServer from;
+        synchronized (this) {
+            from = phase.isOver() ? null : server;
+        }
+        if (from != null) {
+            from.failed("an invalid response");
+        }
         fail(ProxyError.INVALID_RESPONSE, "invalid response (" + violation.text() + ")");
     }
 
@@ -472,34 +603,50 @@ public final class Exchange implements ResponseListener {
     public void onUpstreamClosed() {
         Connection<?> stale = null;
         Connection<?> tunnel = null;
+        Connection<?> reset = null;
+        UpstreamServer from;
         boolean beforeResponse;
         synchronized (this) {
             if (phase.isOver()) {
                 return;
             }
+            from = server;
             beforeResponse = !phase.responseStarted();
             if (phase == Phase.TUNNELLING) {
                 phase = phase.completed();
                 tunnel = upstream;
             } else if (!phase.responseStarted() && phase != Phase.CONNECTING && !retried && upstreamReused
-                    && bodyReceived && requestBytes == 0 && request.method().isIdempotent()) {
+                    && !interimForwarded && bodyReceived && requestBytes == 0 && request.method().isIdempotent()) {
                 // The upstream closed an idle pooled connection as we reused it; nothing was answered,
-                // so an idempotent, bodiless request is safe to send once more, on a brand-new connection.
+                // so an idempotent, bodiless request is safe to send once more, on a brand-new
+                // connection to the same server (an idle close is no sign of ill health).
                 retried = true;
                 stale = upstream;
                 upstream = null;
                 phase = phase.retry();
+            } else if (phase != Phase.CONNECTING && mayRetry(RetryOn.RESET, true)) {
+                reset = upstream;
+                upstream = null;
+                server = null;
+                phase = phase.retry();
             }
         }
         if (tunnel != null) {
-            release(tunnel, false);
+            release(tunnel, from, false);
             end(false);
         } else if (stale != null) {
-            release(stale, false);
-            pool.acquireFresh(new Acquisition(true));
+            release(stale, from, false);
+            from.pool().acquireFresh(new Acquisition(from, true));
         } else {
-            fail(ProxyError.UPSTREAM_CLOSED, beforeResponse
-                    ? "closed before any response byte" : "closed in the middle of the response body");
+            if (beforeResponse && from != null) {
+                from.failed("a reset before any response byte");
+            }
+            if (reset != null) {
+                retryElsewhere(from, reset, ProxyError.UPSTREAM_CLOSED, "closed before any response byte");
+            } else {
+                fail(ProxyError.UPSTREAM_CLOSED, beforeResponse
+                        ? "closed before any response byte" : "closed in the middle of the response body");
+            }
         }
     }
 
@@ -513,7 +660,10 @@ public final class Exchange implements ResponseListener {
     @Override
     public void onDeadline() {
         ProxyError reason;
+        UpstreamServer from;
+        Connection<?> timedOut = null;
         synchronized (this) {
+            from = server;
             reason = switch (phase) {
                 // Reads from the client stop while the upstream has no room: then it is the
                 // upstream that stalled, not the client.
@@ -523,17 +673,32 @@ public final class Exchange implements ResponseListener {
                 case TUNNELLING -> ProxyError.TUNNEL_IDLE;
                 default -> null;
             };
+            if (reason == ProxyError.RESPONSE_TIMEOUT && mayRetry(RetryOn.TIMEOUT, true)) {
+                timedOut = upstream;
+                upstream = null;
+                server = null;
+                phase = phase.retry();
+            }
         }
-        if (reason != null) {
-            long limit = reason == ProxyError.RESPONSE_TIMEOUT ? services.responseTimeoutMillis() : services.stallTimeoutMillis();
-            fail(reason, "no progress within " + limit + " ms");
+        if (reason == null) {
+            return;
+        }
+        long limit = reason == ProxyError.RESPONSE_TIMEOUT ? group.responseTimeoutMillis() : services.stallTimeoutMillis();
+        String detail = "no progress within " + limit + " ms";
+        if (reason == ProxyError.RESPONSE_TIMEOUT && from != null) {
+            from.failed("no response within response-timeout");
+        }
+        if (timedOut != null) {
+            retryElsewhere(from, timedOut, reason, detail);
+        } else {
+            fail(reason, detail);
         }
     }
 
     // ------------------------------------------------------------------ the end
 
-    /** Returns the upstream connection to the pool when reusable, else closes it. */
-    private void release(Connection<?> connection, boolean reusable) {
+    /** Returns the upstream connection to {@code from}'s pool when reusable, else closes it. */
+    private void release(Connection<?> connection, UpstreamServer from, boolean reusable) {
         if (connection == null) {
             return;
         }
@@ -541,13 +706,21 @@ public final class Exchange implements ResponseListener {
         services.deadlines().disarm(state);
         state.unbind(this);
         if (reusable) {
-            pool.release(connection);
+            from.pool().release(connection);
         } else {
-            pool.discard(connection);
+            from.pool().discard(connection);
         }
     }
 
     private void end(boolean keepAlive) {
+        UpstreamServer last;
+        synchronized (this) {
+            last = server;
+            server = null;
+        }
+        if (last != null) {
+            last.end();
+        }
         client.exchangeEnded(this, keepAlive);
         services.drain().exchangeEnded();
         record();
@@ -566,32 +739,38 @@ public final class Exchange implements ResponseListener {
             in = requestBytes;
             out = responseBytes;
         }
-        services.recorder().exchange(route, finalStatus, in, out, upstreamNanos, now - startNanos, request);
+        String servers;
+        synchronized (this) {
+            servers = serversTried;
+        }
+        services.recorder().exchange(route, servers, finalStatus, in, out, upstreamNanos, now - startNanos, request);
     }
 
     // ---------------------------------------------------------------- callbacks
 
     private final class Acquisition implements CompletionHandler<Connection> {
+        private final UpstreamServer from;
         private final boolean fresh;
         private final long askedNanos = System.nanoTime();
 
-        Acquisition(boolean fresh) {
+        Acquisition(UpstreamServer from, boolean fresh) {
+            this.from = from;
             this.fresh = fresh;
         }
 
         @Override
         public void completed(Connection connection) {
-            onUpstreamReady(connection, fresh);
+            onUpstreamReady(connection, from, fresh);
         }
 
         @Override
         public void failed(Throwable error) {
-            onAcquireFailed(error, System.nanoTime() - askedNanos, fresh);
+            onAcquireFailed(error, System.nanoTime() - askedNanos, from, fresh);
         }
 
         @Override
         public void cancelled() {
-            onAcquireFailed(null, System.nanoTime() - askedNanos, fresh);
+            onAcquireFailed(null, System.nanoTime() - askedNanos, from, fresh);
         }
 
         @Override

@@ -11,13 +11,13 @@ final class Recorder {
         this.observer = observer;
     }
 
-    void exchange(Route route, int status, long bytesIn, long bytesOut, long upstreamNanos, long totalNanos,
-                  ForwardedRequest request) {
-        String authority = route.target().authority();
-        observer.onExchange(route.prefix(), authority, status, bytesIn, bytesOut, upstreamNanos, totalNanos);
+    /** {@code servers}: host:port of each server tried, comma-separated in order (null when none was). */
+    void exchange(Route route, String servers, int status, long bytesIn, long bytesOut, long upstreamNanos,
+                  long totalNanos, ForwardedRequest request) {
+        observer.onExchange(route.prefix(), servers, status, bytesIn, bytesOut, upstreamNanos, totalNanos);
         if (AccessLog.enabled()) {
             AccessLog.record(request.clientAddress(), request.methodName(), request.path(), request.query(), status,
-                    bytesIn, bytesOut, authority, upstreamNanos, totalNanos);
+                    bytesIn, bytesOut, servers, upstreamNanos, totalNanos);
         }
     }
 

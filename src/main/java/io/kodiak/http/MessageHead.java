@@ -179,6 +179,18 @@ public abstract class MessageHead {
         return Ascii.trimOws(array, valueStart(field), layout.valueEnd(field));
     }
 
+    /** The value of the first field named {@code name} (any case), or null: for the few lookups off the fast path. */
+    public final String firstValue(String name) {
+        byte[] lowerCase = name.toLowerCase(java.util.Locale.ROOT).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        for (int field = 0; field < fieldCount(); field++) {
+            if (Ascii.equalsIgnoreCase(array, layout.nameStart(field), layout.colon(field), lowerCase)) {
+                int start = valueStart(field);
+                return new String(array, start, valueEnd(field) - start, java.nio.charset.StandardCharsets.ISO_8859_1);
+            }
+        }
+        return null;
+    }
+
     public final boolean isHttp11() {
         return http11;
     }

@@ -1,6 +1,7 @@
 package io.kodiak.upstream;
 
 import io.kodiak.config.ProxyConfig;
+import io.kodiak.config.UpstreamGroupConfig;
 import io.kodiak.routing.Route;
 import io.kodiak.routing.UpstreamTarget;
 import org.glassfish.grizzly.filterchain.FilterChainBuilder;
@@ -12,6 +13,7 @@ import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
 import org.glassfish.grizzly.utils.DelayedExecutor;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,14 +21,16 @@ import java.util.Map;
 
 /**
  * The upstream side: one client transport (its own selectors, so upstream I/O never queues
- * behind client I/O) whose chain is TransportFilter, then Kodiak's response codec (UpstreamFilter), and one
- * pool per upstream host:port named by the routes.
+ * behind client I/O) whose chain is TransportFilter, then Kodiak's response codec
+ * (UpstreamFilter); the upstream groups the routes name, one connection pool per server; and the
+ * active health checks of the groups that have them.
  */
 public final class UpstreamClient {
     private static final int WRITE_QUEUE_LIMIT = 256 * 1024;
 
     private final TCPNIOTransport transport;
-    private final Map<String, UpstreamPool> poolsByOrigin = new LinkedHashMap<>();
+    private final Map<String, UpstreamGroup> groups = new LinkedHashMap<>();
+    private final HealthChecks healthChecks;
 
     public UpstreamClient(ProxyConfig config, DelayedExecutor timers, MemoryManager memory) {
         FilterChainBuilder chain = FilterChainBuilder.stateless()
@@ -45,30 +49,59 @@ public final class UpstreamClient {
         // Same bound as the client side: bytes queued for one upstream before client reads pause.
         transport.getAsyncQueueIO().getWriter().setMaxPendingBytesPerConnection(WRITE_QUEUE_LIMIT);
         transport.setName("kodiak-upstream");
+        healthChecks = new HealthChecks(transport, timers);
 
-        ProxyConfig.Upstream settings = config.upstream();
-        for (Route route : config.routes()) {
-            UpstreamTarget target = route.target();
-            poolsByOrigin.computeIfAbsent(target.originKey(), k -> new UpstreamPool(target, transport, timers,
-                    settings.maxConnections(), settings.connectTimeout().toMillis(),
-                    settings.idleTimeout().toMillis(), settings.persistentConnections()));
+        for (UpstreamGroupConfig settings : config.groups()) {
+            ProxyConfig.Upstream pool = settings.pool();
+            List<UpstreamServer> servers = new ArrayList<>();
+            for (UpstreamGroupConfig.Server server : settings.servers()) {
+                UpstreamPool connections = new UpstreamPool(new UpstreamTarget(server.host(), server.port(), ""),
+                        transport, timers, pool.maxConnections(), pool.connectTimeout().toMillis(),
+                        pool.idleTimeout().toMillis(), pool.persistentConnections());
+                servers.add(new UpstreamServer(settings.name(), servers.size(), server, connections,
+                        settings.passive(), settings.healthCheck()));
+            }
+            groups.put(settings.name(), new UpstreamGroup(settings, servers));
         }
     }
 
     public void start() throws IOException {
         transport.start();
+        for (UpstreamGroup group : groups.values()) {
+            UpstreamGroupConfig.HealthCheck check = group.settings().healthCheck();
+            if (check != null) {
+                group.servers().forEach(server -> healthChecks.watch(server, check));
+            }
+        }
     }
 
-    public UpstreamPool poolFor(UpstreamTarget target) {
-        return poolsByOrigin.get(target.originKey());
+    public UpstreamGroup groupFor(Route route) {
+        return groups.get(route.group());
     }
 
-    public Collection<UpstreamPool> pools() {
-        return List.copyOf(poolsByOrigin.values());
+    public Collection<UpstreamGroup> groups() {
+        return List.copyOf(groups.values());
+    }
+
+    /** Every server's pool. */
+    public List<UpstreamPool> pools() {
+        List<UpstreamPool> pools = new ArrayList<>();
+        groups.values().forEach(g -> g.servers().forEach(s -> pools.add(s.pool())));
+        return pools;
+    }
+
+    /** The most upstream connections all pools together may open. */
+    public long maxConnections() {
+        long total = 0;
+        for (UpstreamGroup group : groups.values()) {
+            total += (long) group.servers().size() * group.settings().pool().maxConnections();
+        }
+        return total;
     }
 
     public void stop() {
-        poolsByOrigin.values().forEach(UpstreamPool::close);
+        healthChecks.stop();
+        pools().forEach(UpstreamPool::close);
         try {
             transport.shutdownNow();
         } catch (IOException e) {

@@ -70,6 +70,11 @@ public final class UpstreamFilter extends BaseFilter {
                     reading.completed = false;
                     return ctx.getStopAction();
                 }
+                if (state.listener() != listener) {
+                    // The listener let the connection go (it dropped this response to retry
+                    // elsewhere): nothing more of it goes anywhere.
+                    return ctx.getStopAction();
+                }
             }
         } catch (HttpViolationException e) {
             reading.reset();

@@ -31,6 +31,7 @@ public final class UpstreamPool {
     private final SingleEndpointPool<SocketAddress> pool;
     private final boolean persistent;
     private final long connectTimeoutMillis;
+    private final int maxConnections;
     private final AtomicInteger waiting = new AtomicInteger();
     private final FreshConnects freshConnects;
 
@@ -41,6 +42,7 @@ public final class UpstreamPool {
         this.address = new InetSocketAddress(target.host(), target.port());
         this.persistent = persistent;
         this.connectTimeoutMillis = connectTimeoutMillis;
+        this.maxConnections = maxConnections;
         this.freshConnects = new FreshConnects(timers, connectTimeoutMillis);
         this.pool = SingleEndpointPool.builder(SocketAddress.class)
                 .connectorHandler(transport)
@@ -156,6 +158,10 @@ public final class UpstreamPool {
 
     public long connectTimeoutMillis() {
         return connectTimeoutMillis;
+    }
+
+    public int maxConnections() {
+        return maxConnections;
     }
 
     public boolean isAtCapacity() {

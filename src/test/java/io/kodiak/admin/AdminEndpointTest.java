@@ -63,7 +63,7 @@ class AdminEndpointTest {
             String before = proxy.metrics();
             assertEquals(0, value(before, "kodiak_requests_total{route=\"/app\",status_class=\"2xx\"}"));
             assertEquals(0, value(before, "kodiak_errors_total{cause=\"no_route\"}"));
-            assertEquals(0, value(before, "kodiak_upstream_pool_open{upstream=\"127.0.0.1:" + upstream.port() + "\"}"));
+            assertEquals(0, value(before, "kodiak_upstream_pool_open{group=\"127.0.0.1:" + upstream.port() + "\",upstream=\"127.0.0.1:" + upstream.port() + "\"}"));
 
             for (int i = 0; i < 3; i++) {
                 HttpResponse<String> echoed = proxy.proxyPost("/app/echo", "hello");
@@ -73,7 +73,7 @@ class AdminEndpointTest {
             assertEquals(404, proxy.proxyPost("/elsewhere", "").statusCode());
 
             String after = proxy.metrics();
-            String upstreamLabel = "{upstream=\"127.0.0.1:" + upstream.port() + "\"}";
+            String upstreamLabel = "{group=\"127.0.0.1:" + upstream.port() + "\",upstream=\"127.0.0.1:" + upstream.port() + "\"}";
             assertEquals(3, value(after, "kodiak_requests_total{route=\"/app\",status_class=\"2xx\"}"));
             assertEquals(1, value(after, "kodiak_requests_total{route=\"none\",status_class=\"4xx\"}"));
             assertEquals(1, value(after, "kodiak_errors_total{cause=\"no_route\"}"));
@@ -81,7 +81,7 @@ class AdminEndpointTest {
             assertEquals(15, value(after, "kodiak_response_body_bytes_total{route=\"/app\"}"));
             assertEquals(3, value(after, "kodiak_request_duration_seconds_count{route=\"/app\"}"));
             assertTrue(value(after, "kodiak_request_duration_seconds{route=\"/app\",quantile=\"0.99\"}") > 0);
-            assertEquals(3, value(after, "kodiak_upstream_duration_seconds_count" + upstreamLabel));
+            assertEquals(3, value(after, "kodiak_upstream_duration_seconds_count{upstream=\"127.0.0.1:" + upstream.port() + "\"}"));
             assertTrue(value(after, "kodiak_upstream_duration_seconds{upstream=\"127.0.0.1:" + upstream.port()
                     + "\",quantile=\"0.5\"}") > 0);
             assertEquals(1, value(after, "kodiak_upstream_pool_open" + upstreamLabel), "one reused keep-alive connection");
@@ -147,7 +147,7 @@ class AdminEndpointTest {
              RawHttp held = new RawHttp(proxy.kodiak.port())) {
             held.send("GET /app/hold HTTP/1.1\r\nHost: a\r\n\r\n");
             await(() -> upstream.holds() == 1, "the request to reach the upstream");
-            String upstreamLabel = "{upstream=\"127.0.0.1:" + upstream.port() + "\"}";
+            String upstreamLabel = "{group=\"127.0.0.1:" + upstream.port() + "\",upstream=\"127.0.0.1:" + upstream.port() + "\"}";
             String busy = proxy.metrics();
             assertEquals(1, value(busy, "kodiak_inflight_exchanges"));
             assertEquals(1, value(busy, "kodiak_client_connections"), "the held client, the only one on the proxy port");

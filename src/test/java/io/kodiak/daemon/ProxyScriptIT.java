@@ -97,7 +97,7 @@ class ProxyScriptIT {
         assertContains(status.output(), "health    UP");
         assertTrue(status.output().matches("(?s).*\n  clients   [01] connections open of max [1-9][0-9]* .*"), status.output());
         assertContains(status.output(), "in flight 0 exchanges (1 requests since start)");
-        assertContains(status.output(), "upstream  127.0.0.1:" + upstream.port() + ": 1 open (0 leased, 1 idle) of max 1000, 0 waiting");
+        assertContains(status.output(), "upstream  127.0.0.1:" + upstream.port() + ": UP, 0 in flight, 0 failures; 1 open (0 leased, 1 idle) of max 1000, 0 waiting");
 
         Path logs = proxy.base.resolve("logs");
         assertContains(Files.readString(logs.resolve("kodiak.log")), "Kodiak listening on 127.0.0.1:" + proxy.port);

@@ -1,0 +1,117 @@
+package io.kodiak.config;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigValueType;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Typed reads of single keys from the merged configuration. A wrong value is recorded as a
+ * {@link ConfigProblem} (key, value, what was expected) and a fallback returned, so that loading
+ * goes on and reports every problem at once.
+ */
+final class ConfigReader {
+    private final Config config;
+    private final List<ConfigProblem> problems;
+
+    ConfigReader(Config config, List<ConfigProblem> problems) {
+        this.config = config;
+        this.problems = problems;
+    }
+
+    void problem(String key, String value, String expected) {
+        problems.add(new ConfigProblem(key, value, expected));
+    }
+
+    boolean has(String key) {
+        return config.hasPath(key);
+    }
+
+    Config config() {
+        return config;
+    }
+
+    <T> T read(String key, Function<String, T> getter, String expected, T fallback) {
+        try {
+            return getter.apply(key);
+        } catch (com.typesafe.config.ConfigException e) {
+            problems.add(new ConfigProblem(key, render(key), expected));
+            return fallback;
+        }
+    }
+
+    String render(String key) {
+        try {
+            return config.hasPath(key) ? config.getValue(key).render() : "(missing)";
+        } catch (com.typesafe.config.ConfigException e) {
+            return "(unreadable)";
+        }
+    }
+
+    String string(String key) {
+        String value = read(key, config::getString, "a non-empty string", "");
+        if (value.isBlank() && config.hasPath(key)) {
+            problems.add(new ConfigProblem(key, render(key), "a non-empty host name or address"));
+        }
+        return value;
+    }
+
+    boolean bool(String key) {
+        return read(key, config::getBoolean, "true or false", false);
+    }
+
+    /** 0 asks the OS for a free port (tests use it); anything else must be a real TCP port. */
+    int port(String key) {
+        return intInRange(key, 0, 65535, "a port number from 1 to 65535 (0: any free port)");
+    }
+
+    int intInRange(String key, int min, int max, String expected) {
+        int value = read(key, config::getInt, expected, min);
+        if (value < min || value > max) {
+            problems.add(new ConfigProblem(key, render(key), expected));
+        }
+        return value;
+    }
+
+    Duration duration(String key, Duration min, String expected) {
+        Duration value = read(key, config::getDuration, expected, min);
+        if (value.compareTo(min) < 0) {
+            problems.add(new ConfigProblem(key, render(key), expected));
+        }
+        return value;
+    }
+
+    long size(String key, long min, long max, String expected) {
+        long value = read(key, k -> config.getBytes(k), expected, min);
+        if (value < min || value > max) {
+            problems.add(new ConfigProblem(key, render(key), expected));
+        }
+        return value;
+    }
+
+    long sizeOrUnlimited(String key) {
+        String expected = "\"unlimited\" or a size of at least 0, e.g. 100m";
+        if (config.hasPath(key) && config.getValue(key).valueType() == ConfigValueType.STRING
+                && "unlimited".equals(config.getString(key))) {
+            return -1;
+        }
+        long value = read(key, k -> config.getBytes(k), expected, -1L);
+        if (value < 0) {
+            problems.add(new ConfigProblem(key, render(key), expected));
+        }
+        return value;
+    }
+
+    /** One of a fixed set of names; {@code fallback} stands in while the problem is reported. */
+    <T> T choice(String key, Function<String, Optional<T>> parse, String names, String fallbackName, T fallback) {
+        String expected = "one of " + names;
+        String value = read(key, config::getString, expected, fallbackName);
+        return parse.apply(value).orElseGet(() -> {
+            problems.add(new ConfigProblem(key, render(key), expected));
+            return fallback;
+        });
+    }
+}

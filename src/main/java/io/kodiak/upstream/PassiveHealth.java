@@ -1,0 +1,123 @@
+package io.kodiak.upstream;
+
+import io.kodiak.config.UpstreamGroupConfig;
+
+/**
+ * nginx's max_fails/fail_timeout with Envoy's growing ejection: {@code maxFails} failures within
+ * {@code failTimeout} eject the server for failTimeout, doubled on each ejection that follows a
+ * failed trial, up to {@link #MAX_MULTIPLIER} times. When the ejection ends one request goes to the
+ * server on trial: its success brings the server back, its failure ejects it again.
+ *
+ * <pre>
+ *   HEALTHY --max-fails within fail-timeout--> EJECTED --time passes, a request claims it--> TRIAL
+ *   TRIAL --success--> HEALTHY          TRIAL --failure--> EJECTED (twice as long, up to the cap)
+ * </pre>
+ */
+final class PassiveHealth {
+    static final int MAX_MULTIPLIER = 8;
+
+    enum State { HEALTHY, EJECTED, TRIAL }
+
+    private final UpstreamGroupConfig.Passive settings;
+    private volatile State state = State.HEALTHY;
+    // Guarded by this.
+    private long windowStartMillis;
+    private int failsInWindow;
+    private long ejectedUntilMillis;
+    private int multiplier = 1;
+    private long ejections;
+
+    PassiveHealth(UpstreamGroupConfig.Passive settings) {
+        this.settings = settings;
+    }
+
+    State state() {
+        return state;
+    }
+
+    /** True when a request may go to the server now (without claiming a trial). */
+    boolean admits(long nowMillis) {
+        State s = state;
+        if (s == State.HEALTHY) {
+            return true;
+        }
+        synchronized (this) {
+            return state == State.EJECTED && nowMillis >= ejectedUntilMillis;
+        }
+    }
+
+    /**
+     * A request is going to the server. False when another request took its trial first (the
+     * balancer then chooses again without it).
+     */
+    synchronized boolean claim(long nowMillis) {
+        switch (state) {
+            case HEALTHY:
+                return true;
+            case EJECTED:
+                if (nowMillis >= ejectedUntilMillis) {
+                    state = State.TRIAL;
+                    return true;
+                }
+                return false;
+            default:
+                return false;
+        }
+    }
+
+    /** The server answered; returns true when that ended a trial (the server is back). */
+    synchronized boolean success() {
+        if (state == State.TRIAL) {
+            state = State.HEALTHY;
+            failsInWindow = 0;
+            return true;
+        }
+        if (state == State.HEALTHY && multiplier > 1 && failsInWindow == 0) {
+            multiplier = 1;
+        }
+        return false;
+    }
+
+    /** A failure; returns true when it ejected the server. */
+    synchronized boolean failure(long nowMillis) {
+        if (!settings.enabled()) {
+            return false;
+        }
+        long window = settings.failTimeout().toMillis();
+        switch (state) {
+            case TRIAL:
+                multiplier = Math.min(MAX_MULTIPLIER, multiplier * 2);
+                eject(nowMillis, window);
+                return true;
+            case HEALTHY:
+                if (failsInWindow == 0 || nowMillis - windowStartMillis > window) {
+                    windowStartMillis = nowMillis;
+                    failsInWindow = 0;
+                }
+                if (++failsInWindow >= settings.maxFails()) {
+                    eject(nowMillis, window);
+                    return true;
+                }
+                return false;
+            default:
+                // Already ejected: failures of requests sent before the ejection change nothing.
+                return false;
+        }
+    }
+
+    private void eject(long nowMillis, long window) {
+        state = State.EJECTED;
+        failsInWindow = 0;
+        ejectedUntilMillis = nowMillis + window * multiplier;
+        ejections++;
+    }
+
+    synchronized long ejections() {
+        return ejections;
+    }
+
+    /** How long the current ejection lasts in total (ms), for the log. */
+    synchronized long ejectionMillis() {
+        return settings.failTimeout().toMillis() * multiplier;
+    }
+}

@@ -1,0 +1,156 @@
+package io.kodiak.upstream;
+
+import io.kodiak.config.UpstreamGroupConfig;
+
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The servers behind a route, and how a request picks one: the balancer among the available
+ * primary servers, then among the available backups, and when no server at all is available,
+ * among every server (Envoy's panic mode: answering through a server that may be down beats
+ * answering nothing). A retry never goes to a server the request already tried.
+ */
+public final class UpstreamGroup {
+    private final UpstreamGroupConfig settings;
+    private final UpstreamServer[] servers;
+    private final Balancer balancer;
+    private final RetryBudget budget;
+    private final LongAdder retries = new LongAdder();
+    /** The balancer's input, reused under the lock. */
+    private final UpstreamServer[] scratch;
+
+    UpstreamGroup(UpstreamGroupConfig settings, List<UpstreamServer> servers) {
+        this.settings = settings;
+        this.servers = servers.toArray(UpstreamServer[]::new);
+        this.scratch = new UpstreamServer[this.servers.length];
+        this.balancer = switch (settings.balance()) {
+            case ROUND_ROBIN -> new SmoothWeightedRoundRobin();
+            case LEAST_CONNECTIONS -> new LeastConnections();
+            case RANDOM_TWO -> new PowerOfTwoChoices();
+            case HASH -> new ConsistentHash(this.servers);
+        };
+        this.budget = new RetryBudget(settings.retry().budget());
+    }
+
+    public String name() {
+        return settings.name();
+    }
+
+    public UpstreamGroupConfig settings() {
+        return settings;
+    }
+
+    public List<UpstreamServer> servers() {
+        return List.of(servers);
+    }
+
+    /** The hash balancer's key source, or null when the group does not hash. */
+    public UpstreamGroupConfig.HashKey hashKey() {
+        return settings.balance() == UpstreamGroupConfig.Balance.HASH ? settings.hashKey() : null;
+    }
+
+    /**
+     * The server for the next attempt of a request, or null when every available server was
+     * tried. {@code tried}: bit i set for the group's i-th server.
+     */
+    public UpstreamServer pick(long tried, String key) {
+        if (servers.length == 1) {
+            // One server: nothing to balance, and the server is used whatever its health.
+            return (tried & 1) == 0 ? servers[0] : null;
+        }
+        long now = System.currentTimeMillis();
+        synchronized (this) {
+            long skip = tried;
+            while (true) {
+                int n = collect(skip, false, now);
+                if (n == 0) {
+                    n = collect(skip, true, now);
+                }
+                if (n == 0) {
+                    break;
+                }
+                UpstreamServer chosen = balancer.choose(scratch, n, key);
+                if (chosen.claim(now)) {
+                    return chosen;
+                }
+                // Its trial went to another request a moment ago: choose among the others.
+                skip |= bit(chosen);
+            }
+            for (UpstreamServer server : servers) {
+                if (server.isAvailable(now)) {
+                    return null;
+                }
+            }
+            int n = 0;
+            for (UpstreamServer server : servers) {
+                if ((tried & bit(server)) == 0) {
+                    scratch[n++] = server;
+                }
+            }
+            return n == 0 ? null : balancer.choose(scratch, n, key);
+        }
+    }
+
+    private int collect(long skip, boolean backups, long now) {
+        int n = 0;
+        for (UpstreamServer server : servers) {
+            if (server.backup() == backups && (skip & bit(server)) == 0 && server.isAvailable(now)) {
+                scratch[n++] = server;
+            }
+        }
+        return n;
+    }
+
+    public static long bit(UpstreamServer server) {
+        return 1L << server.index();
+    }
+
+    /** Counts a request's first attempt toward the retry budget's base. */
+    public void requestStarted() {
+        if (settings.retry().attempts() > 1) {
+            budget.request(System.currentTimeMillis());
+        }
+    }
+
+    /**
+     * Whether {@code condition} allows another attempt after {@code attemptsMade}, with a server
+     * left that {@link #pick} would give; the retry is taken from the budget if so.
+     */
+    public boolean mayRetry(UpstreamGroupConfig.RetryOn condition, int attemptsMade, long tried) {
+        UpstreamGroupConfig.Retry retry = settings.retry();
+        return condition != null && attemptsMade < retry.attempts() && retry.on().contains(condition)
+                && hasServerLeft(tried) && budget.tryRetry(System.currentTimeMillis());
+    }
+
+    /** An untried server that is available, or, when no server at all is, any untried one (panic). */
+    private boolean hasServerLeft(long tried) {
+        long now = System.currentTimeMillis();
+        boolean anyAvailable = false;
+        boolean untried = false;
+        for (UpstreamServer server : servers) {
+            boolean available = server.isAvailable(now);
+            if ((tried & bit(server)) == 0) {
+                if (available) {
+                    return true;
+                }
+                untried = true;
+            }
+            anyAvailable |= available;
+        }
+        return untried && !anyAvailable;
+    }
+
+    /** A retry went out. */
+    public void retried() {
+        retries.increment();
+    }
+
+    public long retries() {
+        return retries.sum();
+    }
+
+    public long responseTimeoutMillis() {
+        return settings.pool().responseTimeout().toMillis();
+    }
+}

@@ -1,0 +1,147 @@
+package io.kodiak.upstream;
+
+import io.kodiak.config.UpstreamGroupConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * One server of an upstream group: its connection pool, its health as seen by passive
+ * observation and by active checks, and its counts. Exchanges report each attempt's outcome
+ * here ({@link #begin}, then {@link #succeeded} or {@link #failed}, then {@link #end}).
+ */
+public final class UpstreamServer {
+    private static final Logger LOG = LoggerFactory.getLogger(UpstreamServer.class);
+
+    /** What /upstreams and the status command show. */
+    public enum Status { UP, DOWN, EJECTED, TRIAL }
+
+    private final String group;
+    private final int index;
+    private final UpstreamGroupConfig.Server settings;
+    private final UpstreamPool pool;
+    private final PassiveHealth passive;
+    private final ActiveHealth active;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final LongAdder requests = new LongAdder();
+    private final LongAdder failures = new LongAdder();
+    /** Smooth weighted round-robin's running weight; guarded by the group's balancer. */
+    int currentWeight;
+
+    UpstreamServer(String group, int index, UpstreamGroupConfig.Server settings, UpstreamPool pool,
+                   UpstreamGroupConfig.Passive passive, UpstreamGroupConfig.HealthCheck check) {
+        this.group = group;
+        this.index = index;
+        this.settings = settings;
+        this.pool = pool;
+        this.passive = new PassiveHealth(passive);
+        this.active = check == null ? new ActiveHealth(1, Integer.MAX_VALUE) : new ActiveHealth(check.rise(), check.fall());
+    }
+
+    public UpstreamPool pool() {
+        return pool;
+    }
+
+    /** host:port, as logged and tagged in metrics. */
+    public String authority() {
+        return settings.authority();
+    }
+
+    public String host() {
+        return settings.host();
+    }
+
+    public int port() {
+        return settings.port();
+    }
+
+    public String url() {
+        return settings.url();
+    }
+
+    public int weight() {
+        return settings.weight();
+    }
+
+    public boolean backup() {
+        return settings.backup();
+    }
+
+    int index() {
+        return index;
+    }
+
+    /** Up by both measures: active checks pass (or none run) and passive health admits a request now. */
+    boolean isAvailable(long nowMillis) {
+        return active.isUp() && passive.admits(nowMillis);
+    }
+
+    /** Claims a request's turn on an available server: the trial after an ejection goes to one request only. */
+    boolean claim(long nowMillis) {
+        return passive.claim(nowMillis);
+    }
+
+    public Status status() {
+        if (!active.isUp()) {
+            return Status.DOWN;
+        }
+        return switch (passive.state()) {
+            case HEALTHY -> Status.UP;
+            case EJECTED -> Status.EJECTED;
+            case TRIAL -> Status.TRIAL;
+        };
+    }
+
+    /** An attempt goes to this server. */
+    public void begin() {
+        inFlight.incrementAndGet();
+        requests.increment();
+    }
+
+    /** The attempt is over, whatever its outcome. */
+    public void end() {
+        inFlight.decrementAndGet();
+    }
+
+    /** The server answered with a response that is not a failure. */
+    public void succeeded() {
+        if (passive.success()) {
+            LOG.info("upstream {} server {} is back after its trial request", group, authority());
+        }
+    }
+
+    /** Connect failure, reset, timeout, or a 502/503/504 of the server's own. */
+    public void failed(String why) {
+        failures.increment();
+        if (passive.failure(System.currentTimeMillis())) {
+            LOG.warn("upstream {} server {} ejected for {} ms after {}", group, authority(), passive.ejectionMillis(), why);
+        }
+    }
+
+    void checked(boolean passed, String detail) {
+        ActiveHealth.State changed = active.record(passed);
+        if (changed == ActiveHealth.State.DOWN) {
+            LOG.warn("upstream {} server {} is DOWN: health check failed ({})", group, authority(), detail);
+        } else if (changed == ActiveHealth.State.UP) {
+            LOG.info("upstream {} server {} is UP: health checks pass", group, authority());
+        }
+    }
+
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    public long requests() {
+        return requests.sum();
+    }
+
+    public long failures() {
+        return failures.sum();
+    }
+
+    public long ejections() {
+        return passive.ejections();
+    }
+}
