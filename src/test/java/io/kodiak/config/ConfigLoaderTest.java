@@ -1,6 +1,7 @@
 package io.kodiak.config;
 
 import com.typesafe.config.ConfigFactory;
+import io.kodiak.routing.Route;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -8,6 +9,8 @@ import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -164,5 +167,90 @@ class ConfigLoaderTest {
         Path broken = Files.writeString(dir.resolve("broken.conf"), "proxy { listener { port = ");
         ConfigException unparsable = assertThrows(ConfigException.class, () -> ConfigLoader.load(broken.toFile()));
         assertTrue(unparsable.getMessage().contains("broken.conf"), unparsable.getMessage());
+    }
+
+    // ------------------------------------------------------------ upstream groups
+
+    private static final String ORDERS_ROUTE = "proxy.routes = [ { prefix = \"/orders/\", upstream = \"http://orders/api/\" } ]\n";
+
+    @Test
+    void aGroupIsReadWithItsServersAndSettingsAndARouteNamesIt() {
+        ProxyConfig config = ConfigLoader.fromConfig(ConfigFactory.parseString(ORDERS_ROUTE + """
+                proxy.upstreams.orders {
+                  servers = [ "http://127.0.0.1:8081", { url = "http://127.0.0.1:8082", weight = 2 },
+                              { url = "http://127.0.0.1:8083", backup = true } ]
+                  balance = hash
+                  hash-key = "header:X-User"
+                  passive { max-fails = 5, fail-timeout = 30s }
+                  health-check { path = "/health", interval = 2s, timeout = 1s, rise = 2, fall = 3 }
+                  retry { attempts = 3, on = ["connect-failure", "503"], budget = 25% }
+                  max-connections = 50
+                  response-timeout = 7s
+                }
+                """));
+        UpstreamGroupConfig group = config.groups().stream().filter(g -> g.name().equals("orders")).findFirst().orElseThrow();
+        assertEquals(3, group.servers().size());
+        assertEquals(2, group.servers().get(1).weight());
+        assertTrue(group.servers().get(2).backup());
+        assertEquals(UpstreamGroupConfig.Balance.HASH, group.balance());
+        assertEquals(new UpstreamGroupConfig.HashKey(UpstreamGroupConfig.HashKey.Kind.HEADER, "X-User"), group.hashKey());
+        assertEquals(5, group.passive().maxFails());
+        assertEquals(3, group.healthCheck().fall());
+        assertEquals(Set.of(UpstreamGroupConfig.RetryOn.CONNECT_FAILURE, UpstreamGroupConfig.RetryOn.STATUS_503), group.retry().on());
+        assertEquals(0.25, group.retry().budget(), 1e-9);
+        assertEquals(50, group.pool().maxConnections());
+        assertEquals(java.time.Duration.ofSeconds(7), group.pool().responseTimeout());
+        assertEquals(java.time.Duration.ofSeconds(5), group.pool().connectTimeout(), "not overridden: proxy.upstream's");
+        Route route = config.routes().get(0);
+        assertEquals("orders", route.group());
+        assertEquals("/api/", route.target().basePath());
+        assertEquals("orders", route.target().authority(), "Host sent upstream is the group's name, as nginx sends");
+    }
+
+    @Test
+    void aSingleUrlRouteIsAnImplicitGroupOfOneServer() {
+        ProxyConfig config = ConfigLoader.fromConfig(ConfigFactory.parseString(
+                "proxy.routes = [ { prefix = \"/a\", upstream = \"http://127.0.0.1:9001/x\" },"
+                        + " { prefix = \"/b\", upstream = \"http://127.0.0.1:9001/y\" } ]"));
+        assertEquals(1, config.groups().size(), "two routes to one origin share its group and pool");
+        UpstreamGroupConfig group = config.groups().get(0);
+        assertTrue(group.implicit());
+        assertEquals("127.0.0.1:9001", group.name());
+        assertEquals(1, group.retry().attempts());
+        assertTrue(!group.passive().enabled());
+    }
+
+    @Test
+    void groupMistakesAreRefusedNamingTheKey() {
+        assertProblem(rejected("proxy.routes = [ { prefix = \"/\", upstream = \"http://ordres/\" } ]\n"
+                + "proxy.upstreams.orders.servers = [\"http://127.0.0.1:1\"]"), "proxy.routes[0].upstream", "http://ordres/", "[orders]");
+        assertProblem(rejected(ORDERS_ROUTE + "proxy.upstreams.orders.servers = []"),
+                "proxy.upstreams.orders.servers", "[]", "non-empty list");
+        assertProblem(rejected(ORDERS_ROUTE + "proxy.upstreams.orders.servers = [ { url = \"http://h:1\", weight = 0 } ]"),
+                "proxy.upstreams.orders.servers[0].weight", "0", "from 1 to 1000");
+        assertProblem(rejected(ORDERS_ROUTE + "proxy.upstreams.orders { servers = [\"http://h:1\"], hash-key = \"client-address\" }"),
+                "proxy.upstreams.orders.hash-key", "client-address", "balance = \"hash\"");
+        assertProblem(rejected(ORDERS_ROUTE + "proxy.upstreams.orders { servers = [\"http://h:1\"], balance = fastest }"),
+                "proxy.upstreams.orders.balance", "fastest", "round-robin");
+        assertProblem(rejected(ORDERS_ROUTE + "proxy.upstreams.orders { servers = [\"http://h:1/path\"] }"),
+                "proxy.upstreams.orders.servers[0]", "http://h:1/path", "no path");
+        assertProblem(rejected(ORDERS_ROUTE + "proxy.upstreams.orders { servers = [\"http://h:1\", \"http://h:1\"] }"),
+                "proxy.upstreams.orders.servers[1]", "http://h:1", "not already listed");
+        assertProblem(rejected(ORDERS_ROUTE + "proxy.upstreams.orders { servers = [ { url = \"http://h:1\", backup = true } ] }"),
+                "proxy.upstreams.orders.servers", "backup", "not a backup");
+        assertProblem(rejected(ORDERS_ROUTE + "proxy.upstreams.orders { servers = [\"http://h:1\"], retry { budget = 150% } }"),
+                "proxy.upstreams.orders.retry.budget", "150%", "percentage");
+        assertProblem(rejected(ORDERS_ROUTE + "proxy.upstreams.orders { servers = [\"http://h:1\"], retry { on = [\"500\"] } }"),
+                "proxy.upstreams.orders.retry.on", "500", "connect-failure");
+        assertProblem(rejected(ORDERS_ROUTE + "proxy.upstreams.orders { servers = [\"http://h:1\"], health-check { path = \"health\" } }"),
+                "proxy.upstreams.orders.health-check.path", "health", "starting with /");
+        assertProblem(rejected(ORDERS_ROUTE + "proxy.upstreams.orders { servers = [\"http://h:1\"], health-check { interval = 1s, timeout = 2s } }"),
+                "proxy.upstreams.orders.health-check.timeout", "2s", "at most the interval");
+        assertProblem(rejected(ORDERS_ROUTE + "proxy.upstreams.orders { servers = [\"http://h:1\"], weight = 2 }"),
+                "proxy.upstreams.orders.weight", "2", "one of the keys");
+        assertProblem(rejected("proxy.routes = [ { prefix = \"/\", upstream = \"http://orders:8080/\" } ]\n"
+                + "proxy.upstreams.orders.servers = [\"http://h:1\"]"), "proxy.routes[0].upstream", "http://orders:8080/", "no port");
+        assertProblem(rejected(ORDERS_ROUTE + "proxy.upstreams.orders_1.servers = [\"http://h:1\"]"),
+                "proxy.upstreams.orders_1", "", "letters, digits");
     }
 }
