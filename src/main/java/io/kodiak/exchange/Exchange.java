@@ -101,7 +101,10 @@ public final class Exchange implements ResponseListener {
     /** Picks a server and asks its pool for a connection; the request goes out once one is ready (unless the exchange already ended). */
     public void start() {
         group.requestStarted();
-        attempt();
+        if (!attempt()) {
+            // Not expected: the first attempt always finds a server (panic mode at worst).
+            fail(ProxyError.CONNECT_FAILED, "no server of group " + group.name() + " to try");
+        }
     }
 
     /**

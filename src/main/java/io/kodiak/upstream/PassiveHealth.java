@@ -11,6 +11,7 @@ import io.kodiak.config.UpstreamGroupConfig;
  * <pre>
  *   HEALTHY --max-fails within fail-timeout--> EJECTED --time passes, a request claims it--> TRIAL
  *   TRIAL --success--> HEALTHY          TRIAL --failure--> EJECTED (twice as long, up to the cap)
+ *   TRIAL --no verdict within fail-timeout (the client left, say)--> another request claims it
  * </pre>
  */
 final class PassiveHealth {
@@ -24,6 +25,7 @@ final class PassiveHealth {
     private long windowStartMillis;
     private int failsInWindow;
     private long ejectedUntilMillis;
+    private long trialStartMillis;
     private int multiplier = 1;
     private long ejections;
 
@@ -42,8 +44,13 @@ final class PassiveHealth {
             return true;
         }
         synchronized (this) {
-            return state == State.EJECTED && nowMillis >= ejectedUntilMillis;
+            return state == State.EJECTED ? nowMillis >= ejectedUntilMillis : trialAbandoned(nowMillis);
         }
+    }
+
+    /** A trial whose request gave no verdict in fail-timeout (it ended without one): another may be tried. */
+    private boolean trialAbandoned(long nowMillis) {
+        return state == State.TRIAL && nowMillis - trialStartMillis >= settings.failTimeout().toMillis();
     }
 
     /**
@@ -57,10 +64,15 @@ final class PassiveHealth {
             case EJECTED:
                 if (nowMillis >= ejectedUntilMillis) {
                     state = State.TRIAL;
+                    trialStartMillis = nowMillis;
                     return true;
                 }
                 return false;
             default:
+                if (trialAbandoned(nowMillis)) {
+                    trialStartMillis = nowMillis;
+                    return true;
+                }
                 return false;
         }
     }

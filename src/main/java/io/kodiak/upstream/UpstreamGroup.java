@@ -77,11 +77,11 @@ public final class UpstreamGroup {
                 // Its trial went to another request a moment ago: choose among the others.
                 skip |= bit(chosen);
             }
-            for (UpstreamServer server : servers) {
-                if (server.isAvailable(now)) {
-                    return null;
-                }
+            if (triedAvailable(tried, now)) {
+                // A retry, and the servers that are up were tried already.
+                return null;
             }
+            // No server left that is up: panic mode, any server not tried yet.
             int n = 0;
             for (UpstreamServer server : servers) {
                 if ((tried & bit(server)) == 0) {
@@ -123,22 +123,28 @@ public final class UpstreamGroup {
                 && hasServerLeft(tried) && budget.tryRetry(System.currentTimeMillis());
     }
 
-    /** An untried server that is available, or, when no server at all is, any untried one (panic). */
+    /** What {@link #pick} would find: an untried server that is available, else (panic) any untried one unless a tried one is up. */
     private boolean hasServerLeft(long tried) {
         long now = System.currentTimeMillis();
-        boolean anyAvailable = false;
         boolean untried = false;
         for (UpstreamServer server : servers) {
-            boolean available = server.isAvailable(now);
             if ((tried & bit(server)) == 0) {
-                if (available) {
+                if (server.isAvailable(now)) {
                     return true;
                 }
                 untried = true;
             }
-            anyAvailable |= available;
         }
-        return untried && !anyAvailable;
+        return untried && !triedAvailable(tried, now);
+    }
+
+    private boolean triedAvailable(long tried, long now) {
+        for (UpstreamServer server : servers) {
+            if ((tried & bit(server)) != 0 && server.isAvailable(now)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A retry went out. */

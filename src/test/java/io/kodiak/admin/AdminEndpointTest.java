@@ -207,4 +207,34 @@ class AdminEndpointTest {
             monitoring.stop();
         }
     }
+
+    @Test
+    void upstreamsListsEachGroupsServersWithTheirStateAndMetricsAgree() throws Exception {
+        try (io.kodiak.support.GroupServer a = new io.kodiak.support.GroupServer("a", "/health");
+             io.kodiak.support.GroupServer b = new io.kodiak.support.GroupServer("b", "/health");
+             AdminHarness proxy = AdminHarness.start("proxy.upstreams.shop { servers = [\"" + a.url() + "\", { url = \""
+                     + b.url() + "\", backup = true }], passive { max-fails = 1, fail-timeout = 60s } }\n"
+                     + "proxy.routes = [ { prefix = \"/\", upstream = \"http://shop/\" } ]")) {
+            a.kill();
+            HttpResponse<String> served = proxy.proxyPost("/x", "p");
+            assertEquals(200, served.statusCode(), "the POST was never sent to the dead server: the backup serves it");
+            assertEquals("b", served.body());
+
+            HttpResponse<String> upstreams = proxy.admin("/upstreams");
+            assertEquals(200, upstreams.statusCode());
+            com.fasterxml.jackson.databind.JsonNode shop = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(upstreams.body()).get("groups").get(0);
+            assertEquals("shop", shop.get("name").asText());
+            assertEquals(1, shop.get("retries").asInt());
+            assertEquals("EJECTED", shop.get("servers").get(0).get("state").asText());
+            assertEquals(1, shop.get("servers").get(0).get("failures").asInt());
+            assertTrue(shop.get("servers").get(1).get("backup").asBoolean());
+            assertEquals(1, shop.get("servers").get(1).get("requests").asInt());
+
+            String metrics = proxy.metrics();
+            String server = "group=\"shop\",state=\"EJECTED\",upstream=\"" + a.url().substring(7) + "\"";
+            assertEquals(1, value(metrics, "kodiak_upstream_server_state{" + server + "}"));
+            assertEquals(1, value(metrics, "kodiak_upstream_retries_total{group=\"shop\"}"));
+        }
+    }
 }

@@ -133,10 +133,11 @@ class BalancerTest {
         assertTrue(!health.admits(30_000));
         assertTrue(health.claim(31_000), "the trial after fail-timeout");
         assertTrue(!health.claim(31_000), "one trial at a time");
-        assertTrue(health.failure(31_500), "a failed trial ejects again");
+        assertTrue(health.claim(41_000), "unless the first gave no verdict within fail-timeout");
+        assertTrue(health.failure(41_500), "a failed trial ejects again");
         assertEquals(20_000, health.ejectionMillis(), "for twice as long");
-        assertTrue(!health.admits(50_000));
-        assertTrue(health.claim(51_500));
+        assertTrue(!health.admits(60_000));
+        assertTrue(health.claim(61_500));
         assertTrue(health.success());
         assertEquals(PassiveHealth.State.HEALTHY, health.state());
     }
