@@ -3,6 +3,7 @@
 #   gatling   the 2015 experiment with Gatling, target by target (bench/gatling/run.sh)
 #   core      Kodiak against direct (500 ms stub) and nginx (100 B), and the -Xmx64m heap check (bench/core/run.sh)
 #   fuzz      Jazzer on the request and response parsers (bench/fuzz/run.sh)
+#   failover  one of three servers killed and restarted under load: Kodiak, nginx, HAProxy (bench/failover/run.sh)
 set -euo pipefail
 
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
@@ -11,6 +12,7 @@ usage() {
   echo "usage: bin/bench.sh gatling [--quick] [--targets a,b,...] [--users N] [--rps N] [--fail-on-ko]" >&2
   echo "       bin/bench.sh core [--quick]" >&2
   echo "       bin/bench.sh fuzz [--minutes N]" >&2
+  echo "       bin/bench.sh failover [--quick] [--targets kodiak,nginx,haproxy] [--connections N]" >&2
   echo "       bin/bench.sh SUBCOMMAND --help" >&2
 }
 
@@ -21,6 +23,7 @@ case $command in
   core) exec "$root/bench/core/run.sh" "$@" ;;
   throughput) exec "$root/bench/throughput/run.sh" "$@" ;;
   fuzz) exec "$root/bench/fuzz/run.sh" "$@" ;;
+  failover) exec "$root/bench/failover/run.sh" "$@" ;;
   -h|--help|help) usage; exit 0 ;;
   *) usage; exit 2 ;;
 esac

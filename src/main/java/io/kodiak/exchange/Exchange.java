@@ -200,12 +200,19 @@ public final class Exchange implements ResponseListener {
             // The exchange ended while the connection was on its way: nothing was written on it,
             // but it is closed rather than pooled, as after any failure.
             from.pool().discard(connection);
+            return;
         }
         if (waitForRoom) {
             connection.notifyCanWrite(new ResumeClient());
         }
         if (resumeClient) {
             client.resumeReads();
+        }
+        if (!connection.isOpen() && UpstreamConnection.of(connection).unbind(this)) {
+            // The connection closed (the upstream reset it while it was idle in the pool, or died)
+            // before this exchange was bound to it, so its close event reached nobody; unbinding
+            // first makes sure the event and this check never both report it.
+            onUpstreamClosed();
         }
     }
 

@@ -12,6 +12,7 @@ import io.kodiak.config.UpstreamGroupConfig;
  *   HEALTHY --max-fails within fail-timeout--> EJECTED --time passes, a request claims it--> TRIAL
  *   TRIAL --success--> HEALTHY          TRIAL --failure--> EJECTED (twice as long, up to the cap)
  *   TRIAL --no verdict within fail-timeout (the client left, say)--> another request claims it
+ *   any --active checks bring the server back UP--> HEALTHY
  * </pre>
  */
 final class PassiveHealth {
@@ -122,6 +123,17 @@ final class PassiveHealth {
         failsInWindow = 0;
         ejectedUntilMillis = nowMillis + window * multiplier;
         ejections++;
+    }
+
+    /**
+     * Active checks brought the server back UP: a stronger sign than the passive clock, so any
+     * ejection ends now and its doubling is forgotten (Envoy does the same by default,
+     * successful_active_health_check_uneject_host).
+     */
+    synchronized void reset() {
+        state = State.HEALTHY;
+        failsInWindow = 0;
+        multiplier = 1;
     }
 
     synchronized long ejections() {

@@ -6,6 +6,8 @@ import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.Grizzly;
 import org.glassfish.grizzly.attributes.Attribute;
 
+import java.util.concurrent.atomic.AtomicReference;
+
 
 /**
  * What Kodiak keeps per upstream connection, in one attribute so each event costs one lookup:
@@ -21,7 +23,7 @@ public final class UpstreamConnection {
 
     private final ResponseReading reading = new ResponseReading();
     private final ReadGate gate = new ReadGate();
-    private volatile ResponseListener listener;
+    private final AtomicReference<ResponseListener> listener = new AtomicReference<>();
     private int requestsCarried;
     /** The bound exchange's next deadline; read by the timer thread. */
     private final Deadline deadline = new Deadline();
@@ -43,15 +45,17 @@ public final class UpstreamConnection {
     /** Binds {@code exchange} for one request; returns true when the connection carried requests before. */
     public boolean bind(ResponseListener exchange) {
         gate.reset();
-        listener = exchange;
+        listener.set(exchange);
         return requestsCarried++ > 0;
     }
 
-    /** Unbinds only if {@code exchange} is still the bound one, so a late caller cannot unbind a successor. */
-    public void unbind(ResponseListener exchange) {
-        if (listener == exchange) {
-            listener = null;
-        }
+    /**
+     * Unbinds only if {@code exchange} is still the bound one, so a late caller cannot unbind a
+     * successor. True when this call unbound it: then no close event will reach it through this
+     * connection any more.
+     */
+    public boolean unbind(ResponseListener exchange) {
+        return listener.compareAndSet(exchange, null);
     }
 
     ResponseReading reading() {
@@ -68,7 +72,7 @@ public final class UpstreamConnection {
     }
 
     ResponseListener listener() {
-        return listener;
+        return listener.get();
     }
 
     /** True the first time only: the connection joins the timer queue once in its life. */
@@ -109,8 +113,6 @@ public final class UpstreamConnection {
     }
 
     ResponseListener takeListener() {
-        ResponseListener bound = listener;
-        listener = null;
-        return bound;
+        return listener.getAndSet(null);
     }
 }

@@ -125,6 +125,7 @@ public final class UpstreamServer {
         if (changed == ActiveHealth.State.DOWN) {
             LOG.warn("upstream {} server {} is DOWN: health check failed ({})", group, authority(), detail);
         } else if (changed == ActiveHealth.State.UP) {
+            passive.reset();
             LOG.info("upstream {} server {} is UP: health checks pass", group, authority());
         }
     }

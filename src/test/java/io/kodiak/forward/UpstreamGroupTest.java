@@ -166,6 +166,18 @@ class UpstreamGroupTest {
     }
 
     @Test
+    void aServerBackUpByItsChecksIsUsedAtOnceWhateverItsPassiveEjection() throws Exception {
+        proxy(all(), "passive { max-fails = 1, fail-timeout = 60s }\n"
+                + "health-check { path = \"/health\", interval = 100ms, timeout = 100ms, rise = 1, fall = 1 }");
+        server(0).kill();
+        spread(3);
+        Await.await(() -> state(0).status() == UpstreamServer.Status.DOWN, "checks see the dead server");
+        server(0).restart();
+        Await.await(() -> state(0).status() == UpstreamServer.Status.UP, "checks see it back, long before 60 s");
+        assertTrue(spread(6).containsKey("a"));
+    }
+
+    @Test
     void backupServersServeOnlyWhileNoPrimaryIsUp() throws Exception {
         proxy("\"" + server(0).url() + "\", { url = \"" + server(1).url() + "\", backup = true }",
                 "passive { max-fails = 1, fail-timeout = 60s }");
