@@ -19,10 +19,13 @@ import java.util.regex.Pattern;
  * servers' request logs, the kill and restart times, the proxy's own log) and writes report.md,
  * report.html and results.json in OUT.
  *
- *   java FailoverReport.java OUT COMMAND LOAD_BEFORE LOAD_AFTER TARGET...
+ * With several rounds (OUT/r&lt;N&gt;/&lt;target&gt;/), the report gives each figure's median and range per
+ * target; results.json keeps one row per target and round.
+ *
+ *   java FailoverReport.java OUT COMMAND LOAD_BEFORE LOAD_AFTER ROUNDS TARGET...
  */
 public final class FailoverReport {
-    record Row(String target, long requests, long ok, long ko, long koGet, long koPost, long getTwice, long postTwice,
+    record Row(String target, int round, long requests, long ok, long ko, long koGet, long koPost, long getTwice, long postTwice,
                double rps, double p50, double p95, double p99, double mean, double p99Down, long detectMs, long reuseMs,
                String detectedBy) {
     }
@@ -30,16 +33,20 @@ public final class FailoverReport {
     public static void main(String[] args) throws IOException {
         Path out = Path.of(args[0]);
         String command = args[1];
+        int rounds = Integer.parseInt(args[4]);
+        List<String> targets = List.of(Arrays.copyOfRange(args, 5, args.length));
         List<Row> rows = new ArrayList<>();
-        for (String target : Arrays.copyOfRange(args, 4, args.length)) {
-            rows.add(row(target, out.resolve(target)));
+        for (int round = 1; round <= rounds; round++) {
+            for (String target : targets) {
+                rows.add(row(target, round, out.resolve("r" + round).resolve(target)));
+            }
         }
         Files.writeString(out.resolve("results.json"), json(rows, command, args[2], args[3]));
-        Files.writeString(out.resolve("report.md"), markdown(rows, command, args[2], args[3]));
-        Files.writeString(out.resolve("report.html"), html(rows, command));
+        Files.writeString(out.resolve("report.md"), markdown(targets, rows, command, args[2], args[3]));
+        Files.writeString(out.resolve("report.html"), html(targets, rows, command));
     }
 
-    private static Row row(String target, Path dir) throws IOException {
+    private static Row row(String target, int round, Path dir) throws IOException {
         Map<String, Long> events = new HashMap<>();
         for (String line : Files.readAllLines(dir.resolve("events"))) {
             String[] kv = line.split(" ");
@@ -97,7 +104,7 @@ public final class FailoverReport {
 
         long[] detected = detection(target, dir, victim, killed);
         long ok = requests.size() - koGet - koPost;
-        return new Row(target, requests.size(), ok, koGet + koPost, koGet, koPost, getTwice, postTwice,
+        return new Row(target, round, requests.size(), ok, koGet + koPost, koGet, koPost, getTwice, postTwice,
                 requests.size() / Math.max(0.001, (last - first) / 1000.0), pct(all, 50), pct(all, 95), pct(all, 99),
                 Arrays.stream(all).average().orElse(0), pct(down, 99), detected[0], reuse,
                 detected[0] < 0 ? "no log line found" : DETECTED_BY.get(target));
@@ -165,38 +172,81 @@ public final class FailoverReport {
         return v < 0 ? "—" : String.valueOf(v);
     }
 
-    private static String markdown(List<Row> rows, String command, String loadBefore, String loadAfter) {
+    /** The figures of one column: name and how to read it from a row. */
+    record Column(String name, java.util.function.ToDoubleFunction<Row> value) {
+    }
+
+    private static final List<Column> COLUMNS = List.of(
+            new Column("failed GET", Row::koGet), new Column("failed POST", Row::koPost),
+            new Column("GET twice", Row::getTwice), new Column("POST twice", Row::postTwice),
+            new Column("req/s", Row::rps), new Column("p99 ms", Row::p99), new Column("p99 while down ms", Row::p99Down),
+            new Column("out after ms", r -> r.detectMs()), new Column("used again after ms", r -> r.reuseMs()));
+
+    /** Median [min–max] over the rounds; one value when there was one round. */
+    private static String cell(List<Row> runs, Column column) {
+        double[] v = runs.stream().mapToDouble(column.value()).filter(x -> x >= 0).sorted().toArray();
+        if (v.length == 0) {
+            return "—";
+        }
+        String median = number(v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2);
+        return v.length == 1 ? median : median + " [" + number(v[0]) + "–" + number(v[v.length - 1]) + "]";
+    }
+
+    private static String number(double v) {
+        return v == Math.rint(v) ? String.valueOf((long) v) : String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    private static List<Row> of(List<Row> rows, String target) {
+        return rows.stream().filter(r -> r.target().equals(target)).toList();
+    }
+
+    private static String markdown(List<String> targets, List<Row> rows, String command, String loadBefore, String loadAfter) {
         StringBuilder md = new StringBuilder("# Failover: one of three servers killed and restarted\n\n");
         md.append("- **command**: ").append(command).append('\n');
         md.append("- **load average**: ").append(loadBefore).append(" before, ").append(loadAfter).append(" after\n");
-        md.append("- **scenario**: see bench/failover/run.sh; the server on 9712 is killed (kill -9) and restarted 20 s later\n\n");
-        md.append("| target | requests | failed GET | failed POST | GET twice | POST twice | req/s | p50 ms | p99 ms | p99 while down ms | out after ms | used again after ms |\n");
-        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-        for (Row r : rows) {
-            md.append(String.format(Locale.ROOT, "| %s | %d | %d | %d | %d | %d | %.0f | %.0f | %.0f | %.0f | %s | %s |%n",
-                    r.target(), r.requests(), r.koGet(), r.koPost(), r.getTwice(), r.postTwice(), r.rps(), r.p50(), r.p99(),
-                    r.p99Down(), ms(r.detectMs()), ms(r.reuseMs())));
+        md.append("- **rounds**: ").append(rows.stream().mapToInt(Row::round).max().orElse(0))
+                .append(" (each cell: median [min–max] over the rounds)\n");
+        md.append("- **scenario**: bench/failover/run.sh: three servers answering after 20 ms; the one on 9712 is killed (kill -9)"
+                + " 20 s into a 60 s run and restarted 20 s later (--quick: 8 s into 24 s, restarted at 16 s)\n\n");
+        md.append("| target |");
+        COLUMNS.forEach(c -> md.append(' ').append(c.name()).append(" |"));
+        md.append("\n|---|");
+        COLUMNS.forEach(c -> md.append("---:|"));
+        md.append('\n');
+        for (String target : targets) {
+            md.append("| ").append(target).append(" |");
+            COLUMNS.forEach(c -> md.append(' ').append(cell(of(rows, target), c)).append(" |"));
+            md.append('\n');
         }
-        md.append("\n\"out after\": from the kill to the proxy's own log line taking the server out (");
-        for (Row r : rows) {
-            md.append(r.target()).append(": ").append(r.detectedBy()).append("; ");
+        md.append("\nTotals over the rounds: ");
+        for (String target : targets) {
+            List<Row> runs = of(rows, target);
+            md.append(String.format(Locale.ROOT, "%s %d requests, %d failed GET, %d failed POST, %d POST delivered twice; ",
+                    target, runs.stream().mapToLong(Row::requests).sum(), runs.stream().mapToLong(Row::koGet).sum(),
+                    runs.stream().mapToLong(Row::koPost).sum(), runs.stream().mapToLong(Row::postTwice).sum()));
+        }
+        md.setLength(md.length() - 2);
+        md.append(".\n\n\"out after\": from the kill to the proxy's own log line taking the server out (");
+        for (String target : targets) {
+            md.append(target).append(": ").append(DETECTED_BY.get(target)).append("; ");
         }
         md.setLength(md.length() - 2);
         md.append("). \"used again after\": from the restart to the first request the restarted server logged.\n");
-        md.append("A GET reaching two servers is a retry, which is safe; a POST reaching two would be a second delivery.\n");
+        md.append("A GET reaching two servers is a retry, which is safe; a POST reaching two is a second delivery.\n");
         return md.toString();
     }
 
-    private static String html(List<Row> rows, String command) {
+    private static String html(List<String> targets, List<Row> rows, String command) {
         StringBuilder h = new StringBuilder("<!doctype html><meta charset=\"utf-8\"><title>Failover</title>"
                 + "<style>body{font-family:sans-serif}td,th{padding:4px 8px;text-align:right}td:first-child{text-align:left}</style>"
                 + "<h1>Failover: one of three servers killed and restarted</h1><p>");
-        h.append(escape(command)).append("</p><table><tr><th>target<th>requests<th>failed GET<th>failed POST<th>GET twice"
-                + "<th>POST twice<th>req/s<th>p99 ms<th>p99 while down ms<th>out after ms<th>used again after ms</tr>");
-        for (Row r : rows) {
-            h.append(String.format(Locale.ROOT, "<tr><td>%s<td>%d<td>%d<td>%d<td>%d<td>%d<td>%.0f<td>%.0f<td>%.0f<td>%s<td>%s</tr>",
-                    escape(r.target()), r.requests(), r.koGet(), r.koPost(), r.getTwice(), r.postTwice(), r.rps(), r.p99(),
-                    r.p99Down(), ms(r.detectMs()), ms(r.reuseMs())));
+        h.append(escape(command)).append("</p><p>Each cell: median [min–max] over the rounds.</p><table><tr><th>target");
+        COLUMNS.forEach(c -> h.append("<th>").append(escape(c.name())));
+        h.append("</tr>");
+        for (String target : targets) {
+            h.append("<tr><td>").append(escape(target));
+            COLUMNS.forEach(c -> h.append("<td>").append(escape(cell(of(rows, target), c))));
+            h.append("</tr>");
         }
         return h.append("</table>\n").toString();
     }
@@ -211,10 +261,10 @@ public final class FailoverReport {
         for (int i = 0; i < rows.size(); i++) {
             Row r = rows.get(i);
             j.append(i == 0 ? "" : ",").append(String.format(Locale.ROOT,
-                    "{\"target\":\"%s\",\"scenario\":\"failover\",\"requests\":%d,\"ok\":%d,\"ko\":%d,\"ko_get\":%d,\"ko_post\":%d,"
+                    "{\"target\":\"%s\",\"scenario\":\"failover\",\"round\":%d,\"requests\":%d,\"ok\":%d,\"ko\":%d,\"ko_get\":%d,\"ko_post\":%d,"
                             + "\"get_delivered_twice\":%d,\"post_delivered_twice\":%d,\"rps\":%.1f,\"p50_ms\":%.1f,\"p95_ms\":%.1f,"
                             + "\"p99_ms\":%.1f,\"mean_ms\":%.2f,\"p99_while_down_ms\":%.1f,\"out_after_ms\":%d,\"used_again_after_ms\":%d}",
-                    r.target(), r.requests(), r.ok(), r.ko(), r.koGet(), r.koPost(), r.getTwice(), r.postTwice(), r.rps(), r.p50(),
+                    r.target(), r.round(), r.requests(), r.ok(), r.ko(), r.koGet(), r.koPost(), r.getTwice(), r.postTwice(), r.rps(), r.p50(),
                     r.p95(), r.p99(), r.mean(), r.p99Down(), r.detectMs(), r.reuseMs()));
         }
         return j.append("]}\n").toString();

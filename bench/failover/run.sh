@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bin/bench.sh failover [--quick] [--targets kodiak,nginx,haproxy] [--connections N]
+# bin/bench.sh failover [--quick] [--rounds N] [--targets kodiak,nginx,haproxy] [--connections N]
 #
 # Failover, side by side: each proxy (one at a time) in front of the same three servers
 # (FailoverStub.java, 20 ms per request, on 127.0.0.1:9711-9713), loaded by FailoverLoad.java with
@@ -9,7 +9,9 @@
 # target/bench/failover-<timestamp>/): failed requests, GET and POST apart; requests that reached a
 # server twice (the ids in the servers' logs); when the proxy took the dead server out (its own log
 # line) and when the restarted server got a request again; p99 overall and while the server was
-# down. --quick: 5 s warm-up, kill at 8 s, restart at 16 s, 24 s run.
+# down. --rounds N (default 3) repeats the whole sequence, the targets in turn within each round;
+# the report gives each figure's median and range. --quick: one round, 5 s warm-up, kill at 8 s,
+# restart at 16 s, 24 s run.
 #
 # The proxies: Kodiak as shipped by bin/proxy.sh, its group with passive health (max-fails 1,
 # fail-timeout 10s), active checks (1s, fall 2, rise 2) and retries on connect-failure, reset,
@@ -26,20 +28,24 @@ root=$(cd "$here/../.." && pwd)
 # shellcheck source=../../bin/lib/packages.sh
 . "$root/bin/lib/packages.sh"
 
+args="$*"
 targets=kodiak,nginx,haproxy
 connections=32
+rounds=3
 warmup=15 kill_at=20 restart_at=40 duration=60
 delay_ms=20
 while [ $# -gt 0 ]; do
   case $1 in
-    --quick) warmup=5 kill_at=8 restart_at=16 duration=24; shift ;;
+    --quick) warmup=5 kill_at=8 restart_at=16 duration=24 rounds=1; shift ;;
+    --rounds) rounds=$2; shift 2 ;;
     --targets) targets=$2; shift 2 ;;
     --connections) connections=$2; shift 2 ;;
     -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "usage: bin/bench.sh failover [--quick] [--targets kodiak,nginx,haproxy] [--connections N]" >&2; exit 2 ;;
+    *) echo "usage: bin/bench.sh failover [--quick] [--rounds N] [--targets kodiak,nginx,haproxy] [--connections N]" >&2; exit 2 ;;
   esac
 done
 [[ $connections =~ ^[1-9][0-9]*$ ]] || { echo "failover: --connections takes a positive whole number" >&2; exit 2; }
+[[ $rounds =~ ^[1-9][0-9]?$ ]] || { echo "failover: --rounds takes a whole number from 1 to 99" >&2; exit 2; }
 IFS=, read -r -a target_list <<<"$targets"
 for t in "${target_list[@]}"; do
   case $t in kodiak|nginx|haproxy) ;; *) echo "failover: unknown target '$t' (kodiak, nginx, haproxy)" >&2; exit 2 ;; esac
@@ -76,7 +82,7 @@ trap cleanup EXIT INT TERM
 start_stub() {   # DIR INDEX
   local dir=$1 i=$2 port=${stub_ports[$2]}
   daemon_start "stub $port" "$dir/stub-$i.pid" "$dir/stub-$i.console.log" "FailoverStub.java $port" 127.0.0.1 "$port" 60 -- \
-    "$java17" -Xmx256m "$here/FailoverStub.java" "$port" "$delay_ms" "$dir/stub-$i.log" "s$((i + 1))"
+    "$java17" -Xmx256m -Dsun.net.httpserver.nodelay=true "$here/FailoverStub.java" "$port" "$delay_ms" "$dir/stub-$i.log" "s$((i + 1))"
   started+=("$dir/stub-$i.pid|FailoverStub.java $port")
 }
 
@@ -215,32 +221,37 @@ load() {   # PORT SECONDS OUT PREFIX
 [[ ,$targets, == *,kodiak,* ]] && build_kodiak
 read -r load_before _ </proc/loadavg
 log "targets $targets; $connections connections; warm-up ${warmup}s; run ${duration}s, kill at ${kill_at}s, restart at ${restart_at}s; load average $load_before"
-for t in "${target_list[@]}"; do
-  dir=$out/$t
+for round in $(seq 1 "$rounds"); do
+# Targets in turn, starting one further each round, so none always runs first.
+order=()
+for k in "${!target_list[@]}"; do order+=("${target_list[$(((k + round - 1) % ${#target_list[@]}))]}"); done
+for t in "${order[@]}"; do
+  dir=$out/r$round/$t
   mkdir -p "$dir"
-  log "$t: start the three servers and the proxy"
+  log "round $round, $t: start the three servers and the proxy"
   for i in 0 1 2; do start_stub "$dir" "$i"; done
   start_proxy "$t" "$dir"
-  log "$t: warm-up ${warmup}s"
+  log "round $round, $t: warm-up ${warmup}s"
   load "${PORT[$t]}" "$warmup" "$dir/warmup.tsv" warm
-  log "$t: run ${duration}s"
+  log "round $round, $t: run ${duration}s"
   load "${PORT[$t]}" "$duration" "$dir/requests.tsv" run &
   load_pid=$!
   begin=$(now_ms)
   sleep "$kill_at"
   kill_stub "$dir" "$victim"
-  log "$t: killed the server on ${stub_ports[$victim]}"
+  log "round $round, $t: killed the server on ${stub_ports[$victim]}"
   sleep $((restart_at - kill_at))
   start_stub "$dir" "$victim"
   restarted=$(now_ms)
-  log "$t: restarted it"
+  log "round $round, $t: restarted it"
   wait "$load_pid"
   load_pid=""
   printf 'begin %s\nkilled %s\nrestarted %s\nvictim %s\n' "$begin" "$killed" "$restarted" "${stub_ports[$victim]}" >"$dir/events"
   stop_proxy "$t" "$dir"
   stop_stubs "$dir"
 done
+done
 read -r load_after _ </proc/loadavg
 
-"$java17" "$here/FailoverReport.java" "$out" "bin/bench.sh failover $*" "$load_before" "$load_after" "${target_list[@]}"
+"$java17" "$here/FailoverReport.java" "$out" "bin/bench.sh failover $args" "$load_before" "$load_after" "$rounds" "${target_list[@]}"
 log "report: $out/report.md"

@@ -139,10 +139,19 @@ public final class Exchange implements ResponseListener {
         if (phase.isOver() || phase.responseStarted() || interimForwarded) {
             return false;
         }
-        if (sent && !(bodyReceived && requestBytes == 0 && request.method().isIdempotent())) {
+        if (sent && !resendable()) {
             return false;
         }
         return group.mayRetry(condition, attempts, tried);
+    }
+
+    /**
+     * Under the lock: the request may be sent once more after it went out. Idempotent, and
+     * nothing but its head was sent: no body bytes, and no chunked framing either (even an empty
+     * chunked body's last chunk left separately and would be missing from a second copy).
+     */
+    private boolean resendable() {
+        return bodyReceived && requestBytes == 0 && !request.chunked() && request.method().isIdempotent();
     }
 
     /** After {@link #mayRetry} allowed it: the attempt on {@code failed} is over, the next one starts. */
@@ -160,6 +169,14 @@ public final class Exchange implements ResponseListener {
     // ------------------------------------------------------------------ request
 
     private void onUpstreamReady(Connection<?> connection, UpstreamServer from, boolean fresh) {
+        if (!fresh && !request.method().isIdempotent() && UpstreamConnection.reusedButGone(connection)) {
+            // A request that must not be sent twice, and its pooled connection was reset while idle
+            // (the server died a moment ago): nothing is sent yet, so a new connection is asked
+            // for instead, whose failure sends the request to the next server.
+            from.pool().discard(connection);
+            from.pool().acquireFresh(new Acquisition(from, true));
+            return;
+        }
         boolean resumeClient = false;
         boolean waitForRoom = false;
         boolean unused;
@@ -626,7 +643,7 @@ public final class Exchange implements ResponseListener {
                 phase = phase.completed();
                 tunnel = upstream;
             } else if (!phase.responseStarted() && phase != Phase.CONNECTING && !retried && upstreamReused
-                    && !interimForwarded && bodyReceived && requestBytes == 0 && request.method().isIdempotent()) {
+                    && !interimForwarded && resendable()) {
                 // The upstream closed an idle pooled connection as we reused it; nothing was answered,
                 // so an idempotent, bodiless request is safe to send once more, on a brand-new
                 // connection to the same server (an idle close is no sign of ill health).

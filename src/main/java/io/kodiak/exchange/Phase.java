@@ -10,7 +10,9 @@ package io.kodiak.exchange;
  *   AWAITING --headForwarded--> RESPONDING     AWAITING --switched--> TUNNELLING
  *   EARLY_RESPONSE --requestSent--> RESPONDING
  *   EARLY_RESPONSE | RESPONDING | TUNNELLING --completed--> COMPLETE
- *   SENDING | AWAITING --retry--> CONNECTING (a stale pooled connection, see Exchange)
+ *   SENDING | AWAITING --retry--> CONNECTING (a stale pooled connection, or another server of the
+ *                                            group after a reset, timeout or 502/503/504; see Exchange)
+ *   CONNECTING stays CONNECTING when a connect fails and the next server is tried
  *   any phase before COMPLETE --failed--> FAILED
  * </pre>
  */

@@ -79,7 +79,12 @@ final class PassiveHealth {
     }
 
     /** The server answered; returns true when that ended a trial (the server is back). */
-    synchronized boolean success() {
+    boolean success() {
+        // Passive health off (a route's own host:port): nothing to track, and no lock per response.
+        return settings.enabled() && recordSuccess();
+    }
+
+    private synchronized boolean recordSuccess() {
         if (state == State.TRIAL) {
             state = State.HEALTHY;
             failsInWindow = 0;

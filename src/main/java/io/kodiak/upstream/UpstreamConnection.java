@@ -50,6 +50,15 @@ public final class UpstreamConnection {
     }
 
     /**
+     * True when this pooled connection carried a request before and now looks closed or reset by
+     * its peer (see {@link IdleCheck}); false for a connection not used yet.
+     */
+    public static boolean reusedButGone(Connection<?> connection) {
+        UpstreamConnection state = peek(connection);
+        return state != null && state.requestsCarried > 0 && IdleCheck.closedByPeer(connection);
+    }
+
+    /**
      * Unbinds only if {@code exchange} is still the bound one, so a late caller cannot unbind a
      * successor. True when this call unbound it: then no close event will reach it through this
      * connection any more.

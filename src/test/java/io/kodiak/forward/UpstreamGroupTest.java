@@ -127,6 +127,21 @@ class UpstreamGroupTest {
     }
 
     @Test
+    void aGetWithAChunkedBodyIsNotSentTwiceEvenWhenTheBodyIsEmpty() throws Exception {
+        proxy("\"" + server(0).url() + "\", \"" + server(1).url() + "\"", "passive { max-fails = 0 }");
+        server(0).mode(GroupServer.Mode.RESET_AFTER_REQUEST);
+        try (io.kodiak.support.RawHttp raw = new io.kodiak.support.RawHttp(proxy.port())) {
+            raw.send("GET /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
+            assertEquals(502, raw.read().status(), "its last chunk left apart from its head: not resendable");
+        }
+        assertEquals(1, server(0).received().size() + server(1).received().size());
+        for (int i = 0; i < 2; i++) {
+            assertEquals(200, get("/plain" + i).statusCode(), "a GET without a body that meets the reset goes on");
+        }
+        assertEquals(2, server(0).received().size(), "one of them met the resetting server first");
+    }
+
+    @Test
     void passiveHealthEjectsAServerAndTakesItBackAfterATrial() throws Exception {
         proxy(all(), "passive { max-fails = 2, fail-timeout = 1s }\nretry { attempts = 1 }");
         server(2).answerWith(503);
