@@ -176,13 +176,14 @@ read_settings() {
 
 # Reads key=value lines (from read_settings or the settings file) into shell variables.
 parse_settings() {
-  LISTENER_HOST=127.0.0.1 LISTENER_PORT=9401 ADMIN_ENABLED=false ADMIN_HOST=127.0.0.1 ADMIN_PORT=9481
+  LISTENER_HOST=127.0.0.1 LISTENER_PORT=9401 LISTENER_SCHEME=http ADMIN_ENABLED=false ADMIN_HOST=127.0.0.1 ADMIN_PORT=9481
   GRACE_SECONDS=30 ROUTES=()
   local key value
   while IFS='=' read -r key value; do
     case $key in
       listener_host) LISTENER_HOST=$value ;;
       listener_port) LISTENER_PORT=$value ;;
+      listener_scheme) LISTENER_SCHEME=$value ;;
       admin_enabled) ADMIN_ENABLED=$value ;;
       admin_host) ADMIN_HOST=$value ;;
       admin_port) ADMIN_PORT=$value ;;
@@ -203,7 +204,7 @@ url_host() {
 }
 
 listener_url() {
-  echo "http://$(url_host "$LISTENER_HOST"):$LISTENER_PORT"
+  echo "$LISTENER_SCHEME://$(url_host "$LISTENER_HOST"):$LISTENER_PORT"
 }
 
 admin_url() {

@@ -52,7 +52,7 @@ public final class Kodiak {
         this.upstreams = new UpstreamClient(config, timers, memory);
         this.services = new ForwardingServices(new Router(config.routes()), upstreams, timers,
                 config.upstream().responseTimeout().toMillis(), config.listener().idleTimeout().toMillis(),
-                config.listener().maxBodySize(), drain, observer);
+                config.listener().maxBodySize(), drain, observer, config.listener().tls() != null);
         int maxClients = ConnectionBudget.clientLimit(config.listener().maxConnections(), ConnectionBudget.openFileLimit(),
                 upstreams.maxConnections());
         this.listener = new ProxyListener(config.listener(), maxClients, new Admission(services), drain, timers, memory);

@@ -18,6 +18,7 @@ public final class SettingsReport {
     public static void print(ProxyConfig config, PrintStream out) {
         out.println("listener_host=" + config.listener().host());
         out.println("listener_port=" + config.listener().port());
+        out.println("listener_scheme=" + (config.listener().tls() == null ? "http" : "https"));
         out.println("admin_enabled=" + config.admin().enabled());
         out.println("admin_host=" + config.admin().host());
         out.println("admin_port=" + config.admin().port());

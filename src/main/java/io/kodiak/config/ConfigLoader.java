@@ -32,6 +32,8 @@ public final class ConfigLoader {
 
     private final Config config;
     private final List<ConfigProblem> problems = new ArrayList<>();
+    /** Accepted, but worth a line in the log at start (a certificate about to expire). */
+    private final List<String> warnings = new ArrayList<>();
     private final ConfigReader keys;
 
     private ConfigLoader(Config config) {
@@ -94,7 +96,8 @@ public final class ConfigLoader {
 
         ProxyConfig.Listener listener = new ProxyConfig.Listener(host, port,
                 selectors == 0 ? cores : selectors, workers == 0 ? cores * 2 : workers, strategy,
-                persistent, idle, maxRequests, (int) headerSize, bodySize, maxConnections);
+                persistent, idle, maxRequests, (int) headerSize, bodySize, maxConnections,
+                new TlsReader(keys, warnings).read("proxy.listener.tls"));
 
         ProxyConfig.Upstream upstream = new ProxyConfig.Upstream(
                 keys.bool("proxy.upstream.persistent-connections"),
@@ -122,7 +125,8 @@ public final class ConfigLoader {
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
-        return new ProxyConfig(listener, routes, upstream, buffers, admin, grace, List.copyOf(groups.values()));
+        return new ProxyConfig(listener, routes, upstream, buffers, admin, grace, List.copyOf(groups.values()),
+                List.copyOf(warnings));
     }
 
     // ---------------------------------------------------------------- routes
@@ -249,7 +253,8 @@ public final class ConfigLoader {
         }
         for (Map.Entry<String, ConfigValue> e : config.getConfig("proxy").entrySet()) {
             String path = e.getKey();
-            if (path.equals("routes") || path.startsWith("routes.") || path.startsWith("upstreams.")) {
+            if (path.equals("routes") || path.startsWith("routes.") || path.startsWith("upstreams.")
+                    || path.startsWith("listener.tls.")) {
                 continue;
             }
             if (!reference.hasPath(path)) {

@@ -1,6 +1,7 @@
 package io.kodiak.config;
 
 import io.kodiak.routing.Route;
+import io.kodiak.tls.TlsSettings;
 
 import java.time.Duration;
 import java.util.List;
@@ -11,15 +12,16 @@ import java.util.List;
  * origin given as host:port, in the order first named.
  */
 public record ProxyConfig(Listener listener, List<Route> routes, Upstream upstream, Buffers buffers, Admin admin,
-                          Duration shutdownGracePeriod, List<UpstreamGroupConfig> groups) {
+                          Duration shutdownGracePeriod, List<UpstreamGroupConfig> groups, List<String> warnings) {
 
     /**
      * Client-facing side. {@code maxBodySize} is -1 when unlimited; thread counts are resolved (never 0);
-     * {@code maxConnections} 0 is resolved when the proxy starts, from the open-file limit (ConnectionBudget).
+     * {@code maxConnections} 0 is resolved when the proxy starts, from the open-file limit (ConnectionBudget);
+     * {@code tls} is null for plain HTTP.
      */
     public record Listener(String host, int port, int selectorThreads, int workerThreads, IoStrategyName ioStrategy,
                            boolean persistentConnections, Duration idleTimeout, int maxRequestsPerConnection,
-                           int maxHeaderSize, long maxBodySize, int maxConnections) {
+                           int maxHeaderSize, long maxBodySize, int maxConnections, TlsSettings tls) {
     }
 
     public record Upstream(boolean persistentConnections, int maxConnections, Duration connectTimeout,

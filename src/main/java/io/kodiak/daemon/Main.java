@@ -92,11 +92,16 @@ public final class Main {
             stopped.countDown();
         }, "kodiak-shutdown"));
 
-        LOG.info("Kodiak listening on {}:{} (io-strategy {}, {} selector threads, up to {} client connections)",
-                config.listener().host(), kodiak.port(), config.listener().ioStrategy().configName(),
-                config.listener().selectorThreads(), kodiak.listener().maxConnections());
+        LOG.info("Kodiak listening on {}:{}{} (io-strategy {}, {} selector threads, up to {} client connections)",
+                config.listener().host(), kodiak.port(), config.listener().tls() == null ? "" : " with TLS",
+                config.listener().ioStrategy().configName(), config.listener().selectorThreads(),
+                kodiak.listener().maxConnections());
+        for (String warning : config.warnings()) {
+            LOG.warn("{}", warning);
+        }
         if (monitoring.enabled()) {
-            LOG.info("admin listening on {}:{} (GET /health, GET /metrics)", config.admin().host(), monitoring.port());
+            LOG.info("admin listening on {}:{} (GET /health, GET /metrics, GET /upstreams)", config.admin().host(),
+                    monitoring.port());
         }
         for (Route route : config.routes()) {
             LOG.info("route {} -> {}{}", route.prefix(), route.upstreamUrl(), route.preserveHost() ? " (preserve-host)" : "");

@@ -94,7 +94,8 @@ public final class Exchange implements ResponseListener {
         this.hashKey = HashKeys.of(group.hashKey(), head, request.clientAddress());
         this.memory = client.connection().getMemoryManager();
         this.upstreamHead = UpstreamRequestHead.build(head, route, route.rewrite(request.path()),
-                group.settings().pool().persistentConnections(), request.upgrade(), request.clientAddress(), memory);
+                group.settings().pool().persistentConnections(), request.upgrade(), request.clientAddress(),
+                services.tls(), memory);
         this.bodyReceived = !head.hasBody();
     }
 

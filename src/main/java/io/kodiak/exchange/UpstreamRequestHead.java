@@ -20,6 +20,7 @@ final class UpstreamRequestHead {
     private static final byte[] HOST = name("Host");
     private static final byte[] X_FORWARDED_FOR = name("X-Forwarded-For");
     private static final byte[] X_FORWARDED_PROTO_HTTP = "X-Forwarded-Proto: http\r\n".getBytes(US_ASCII);
+    private static final byte[] X_FORWARDED_PROTO_HTTPS = "X-Forwarded-Proto: https\r\n".getBytes(US_ASCII);
     private static final byte[] X_FORWARDED_HOST = name("X-Forwarded-Host");
     private static final byte[] CONNECTION_CLOSE = "Connection: close\r\n".getBytes(US_ASCII);
     private static final byte[] CONNECTION_UPGRADE = "Connection: upgrade\r\n".getBytes(US_ASCII);
@@ -38,7 +39,7 @@ final class UpstreamRequestHead {
 
     /** {@code upgrade}: the Upgrade field goes along, with Connection: upgrade. */
     static Buffer build(RequestHead head, Route route, String path, boolean persistent, boolean upgrade,
-                        String clientAddress, MemoryManager memory) {
+                        String clientAddress, boolean tls, MemoryManager memory) {
         byte[] in = head.array();
         HeadWriter out = new HeadWriter(head.layout().end() - head.layout().start() + 256);
         out.ascii(head.methodName()).bytes(SP).ascii(path);
@@ -88,7 +89,7 @@ final class UpstreamRequestHead {
             out.bytes(in, head.valueStart(forwardedFor), head.valueEnd(forwardedFor)).bytes(COMMA_SP);
         }
         out.ascii(clientAddress).crlf();
-        out.bytes(X_FORWARDED_PROTO_HTTP);
+        out.bytes(tls ? X_FORWARDED_PROTO_HTTPS : X_FORWARDED_PROTO_HTTP);
         if (head.hasAuthority()) {
             out.name(X_FORWARDED_HOST).bytes(in, head.authorityStart(), head.authorityEnd()).crlf();
         } else if (head.hostField() >= 0) {

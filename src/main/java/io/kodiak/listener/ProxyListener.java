@@ -1,5 +1,10 @@
 package io.kodiak.listener;
 
+import io.kodiak.tls.CertificateWatch;
+import io.kodiak.tls.PemMaterial;
+import io.kodiak.tls.ServerTls;
+import io.kodiak.tls.TlsSettings;
+
 import io.kodiak.config.ProxyConfig;
 import io.kodiak.client.ClientFilter;
 import io.kodiak.client.ClientSettings;
@@ -40,6 +45,8 @@ public final class ProxyListener {
     private final Drain drain;
     private final ConnectionLimit connections;
     private TCPNIOServerConnection server;
+    /** Null without TLS. */
+    private final CertificateWatch certificates;
 
     /** {@code maxConnections}: the resolved client connection limit (see {@link ConnectionBudget}). */
     public ProxyListener(ProxyConfig.Listener settings, int maxConnections, Admission admission, Drain drain,
@@ -49,9 +56,16 @@ public final class ProxyListener {
         this.connections = new ConnectionLimit(maxConnections);
         ClientSettings client = new ClientSettings(settings.maxHeaderSize(), settings.persistentConnections(),
                 settings.maxRequestsPerConnection(), idleSeconds(settings) * 1000L);
-        FilterChainBuilder chain = FilterChainBuilder.stateless()
-                .add(new TransportFilter())
-                .add(new ClientFilter(client, admission, timers));
+        FilterChainBuilder chain = FilterChainBuilder.stateless().add(new TransportFilter());
+        if (settings.tls() != null) {
+            // TLS under Kodiak's codec: the codec reads and writes plain bytes either way.
+            ServerTls tls = serverTls(settings.tls());
+            chain.add(tls.filter());
+            certificates = new CertificateWatch(tls, settings.tls(), timers);
+        } else {
+            certificates = null;
+        }
+        chain.add(new ClientFilter(client, admission, timers));
 
         TCPNIOTransportBuilder builder = TCPNIOTransportBuilder.newInstance()
                 .setIOStrategy(IoStrategies.of(settings.ioStrategy()))
@@ -79,6 +93,15 @@ public final class ProxyListener {
         transport.addShutdownListener(new DrainOnShutdown());
     }
 
+    /** Loaded when the configuration was read; a file changed since then and broken now stops the start here. */
+    private static ServerTls serverTls(TlsSettings tls) {
+        try {
+            return ServerTls.create(tls);
+        } catch (PemMaterial.Unusable e) {
+            throw new IllegalStateException("proxy.listener.tls: " + e.getMessage(), e);
+        }
+    }
+
     private static int idleSeconds(ProxyConfig.Listener settings) {
         return (int) Math.max(1, settings.idleTimeout().toSeconds());
     }
@@ -87,6 +110,9 @@ public final class ProxyListener {
         transport.start();
         server = transport.bind(settings.host(), settings.port());
         connections.attach(server);
+        if (certificates != null) {
+            certificates.start();
+        }
     }
 
     /** Client connections open now. */
@@ -119,6 +145,9 @@ public final class ProxyListener {
      * every remaining connection.
      */
     public void stop(long graceMillis) {
+        if (certificates != null) {
+            certificates.stop();
+        }
         // Before the unbind: Grizzly calls the shutdown listener on its own thread after unbinding,
         // and a response finishing in between must already say Connection: close.
         drain.begin();

@@ -30,6 +30,7 @@ class SettingsReportTest {
         assertEquals(List.of(
                 "listener_host=::1",
                 "listener_port=9402",
+                "listener_scheme=http",
                 "admin_enabled=false",
                 "admin_host=127.0.0.1",
                 "admin_port=9482",

@@ -1,0 +1,98 @@
+package io.kodiak.tls;
+
+import org.glassfish.grizzly.utils.DelayedExecutor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Re-reads the listener's certificates and keys when their files change, checked every
+ * {@link #CHECK_MILLIS} on the transport's timer: new handshakes use the new pairs, connections
+ * already open keep theirs. A change that cannot be loaded (a half-written file, a key that does
+ * not match) keeps the pairs in use and is logged once; the next change is tried again.
+ */
+public final class CertificateWatch {
+    static final long CHECK_MILLIS = 1000;
+    private static final Logger LOG = LoggerFactory.getLogger(CertificateWatch.class);
+
+    private final ServerTls tls;
+    private final List<Path> files;
+    private final DelayedExecutor.DelayQueue<CertificateWatch> queue;
+    private volatile long due;
+    private volatile boolean stopped;
+    private String seen;
+
+    public CertificateWatch(ServerTls tls, TlsSettings settings, DelayedExecutor timers) {
+        this.tls = tls;
+        List<Path> watched = new ArrayList<>(List.of(settings.certificate(), settings.key()));
+        for (TlsSettings.Sni sni : settings.sni()) {
+            watched.add(sni.certificate());
+            watched.add(sni.key());
+        }
+        this.files = List.copyOf(watched);
+        this.seen = fingerprint();
+        this.queue = timers.createDelayQueue(watch -> {
+            watch.check();
+            return watch.stopped;
+        }, new DelayedExecutor.Resolver<>() {
+            @Override
+            public boolean removeTimeout(CertificateWatch watch) {
+                watch.due = DelayedExecutor.UNSET_TIMEOUT;
+                return true;
+            }
+
+            @Override
+            public long getTimeoutMillis(CertificateWatch watch) {
+                return watch.due;
+            }
+
+            @Override
+            public void setTimeoutMillis(CertificateWatch watch, long millis) {
+                watch.due = millis;
+            }
+        });
+    }
+
+    public void start() {
+        queue.add(this, CHECK_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    public void stop() {
+        stopped = true;
+    }
+
+    /** On the timer thread. */
+    private void check() {
+        due = System.currentTimeMillis() + CHECK_MILLIS;
+        String now = fingerprint();
+        if (now.equals(seen)) {
+            return;
+        }
+        seen = now;
+        try {
+            tls.reload();
+            LOG.info("TLS certificates reloaded from {}: new handshakes use them", files);
+        } catch (PemMaterial.Unusable e) {
+            LOG.warn("TLS certificates changed but cannot be used, the previous ones stay in use: {}", e.getMessage());
+        }
+    }
+
+    /** Size and modification time of every file, so that any rewrite is seen. */
+    private String fingerprint() {
+        StringBuilder print = new StringBuilder();
+        for (Path file : files) {
+            try {
+                print.append(Files.size(file)).append('@').append(Files.getLastModifiedTime(file).toMillis()).append(';');
+            } catch (IOException e) {
+                print.append("missing;");
+            }
+        }
+        return print.toString();
+    }
+}

@@ -1,0 +1,121 @@
+package io.kodiak.tls;
+
+import org.glassfish.grizzly.ssl.SSLEngineConfigurator;
+import org.glassfish.grizzly.ssl.SSLFilter;
+
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.TrustManagerFactory;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * TLS for a listener: one JSSE context whose key manager picks the certificate by SNI, and the
+ * Grizzly {@link SSLFilter} that goes under Kodiak's codec. Every engine offers only the configured
+ * protocols and cipher suites, announces "http/1.1" by ALPN, and asks for a client certificate as
+ * configured.
+ */
+public final class ServerTls {
+    private final TlsSettings settings;
+    private final SniKeyManager keys;
+    private final SSLContext context;
+
+    private ServerTls(TlsSettings settings, SniKeyManager keys, SSLContext context) {
+        this.settings = settings;
+        this.keys = keys;
+        this.context = context;
+    }
+
+    /** Loads every certificate and key named by {@code settings}. */
+    public static ServerTls create(TlsSettings settings) throws PemMaterial.Unusable {
+        SniKeyManager keys = new SniKeyManager(entries(settings));
+        try {
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(new KeyManager[] {keys}, trust(settings), null);
+            return new ServerTls(settings, keys, context);
+        } catch (GeneralSecurityException e) {
+            throw new PemMaterial.Unusable("cannot set up TLS (" + e.getMessage() + ")");
+        }
+    }
+
+    /** The default pair first, then one entry per SNI block. */
+    static List<SniKeyManager.Entry> entries(TlsSettings settings) throws PemMaterial.Unusable {
+        List<SniKeyManager.Entry> entries = new ArrayList<>();
+        entries.add(new SniKeyManager.Entry(List.of(), PemMaterial.load(settings.certificate(), settings.key())));
+        for (TlsSettings.Sni sni : settings.sni()) {
+            entries.add(new SniKeyManager.Entry(sni.names(), PemMaterial.load(sni.certificate(), sni.key())));
+        }
+        return entries;
+    }
+
+    private static TrustManager[] trust(TlsSettings settings) throws PemMaterial.Unusable, GeneralSecurityException {
+        if (settings.clientAuth() == TlsSettings.ClientAuth.NONE) {
+            return null;
+        }
+        KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
+        try {
+            store.load(null, null);
+        } catch (java.io.IOException impossible) {
+            throw new GeneralSecurityException(impossible);
+        }
+        int i = 0;
+        for (X509Certificate ca : PemMaterial.certificates(settings.clientCa())) {
+            store.setCertificateEntry("client-ca-" + i++, ca);
+        }
+        TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        factory.init(store);
+        return factory.getTrustManagers();
+    }
+
+    /** Re-reads every certificate and key; new handshakes use them, open connections keep theirs. */
+    public void reload() throws PemMaterial.Unusable {
+        keys.replace(entries(settings));
+    }
+
+    /** A new filter for a listener's chain (right after the TransportFilter). */
+    public SSLFilter filter() {
+        SSLEngineConfigurator engines = new Engines(context, settings);
+        return new SSLFilter(engines, null);
+    }
+
+    /** Applies the protocols, suites, ALPN and client-auth setting to every engine it makes. */
+    private static final class Engines extends SSLEngineConfigurator {
+        private final TlsSettings settings;
+
+        Engines(SSLContext context, TlsSettings settings) {
+            super(context, false, settings.clientAuth() == TlsSettings.ClientAuth.REQUIRED,
+                    settings.clientAuth() == TlsSettings.ClientAuth.OPTIONAL);
+            this.settings = settings;
+            setEnabledProtocols(settings.protocols().toArray(String[]::new));
+            setEnabledCipherSuites(settings.ciphers().toArray(String[]::new));
+        }
+
+        @Override
+        public SSLEngine configure(SSLEngine engine) {
+            super.configure(engine);
+            SSLParameters parameters = engine.getSSLParameters();
+            parameters.setApplicationProtocols(new String[] {"http/1.1"});
+            parameters.setProtocols(settings.protocols().toArray(String[]::new));
+            parameters.setCipherSuites(settings.ciphers().toArray(String[]::new));
+            parameters.setUseCipherSuitesOrder(true);
+            if (settings.clientAuth() == TlsSettings.ClientAuth.REQUIRED) {
+                parameters.setNeedClientAuth(true);
+            } else if (settings.clientAuth() == TlsSettings.ClientAuth.OPTIONAL) {
+                parameters.setWantClientAuth(true);
+            }
+            engine.setSSLParameters(parameters);
+            return engine;
+        }
+
+        @Override
+        public SSLEngineConfigurator copy() {
+            return new Engines(getSslContext(), settings);
+        }
+    }
+}

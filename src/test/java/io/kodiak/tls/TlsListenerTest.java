@@ -1,0 +1,214 @@
+package io.kodiak.tls;
+
+import com.typesafe.config.ConfigFactory;
+import io.kodiak.config.ConfigException;
+import io.kodiak.config.ConfigLoader;
+import io.kodiak.support.ProxyHarness;
+import io.kodiak.support.RecordingUpstream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A TLS listener with certificates made in the test, spoken to by the JDK's TLS clients. */
+class TlsListenerTest {
+    @TempDir
+    Path dir;
+    private TestCertificates certs;
+    private TestCertificates.Issued main;
+    private TestCertificates.Issued api;
+    private TestCertificates.Issued org;
+    private RecordingUpstream upstream;
+    private ProxyHarness proxy;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        certs = new TestCertificates(dir);
+        main = certs.leaf("main", Duration.ofDays(90), "localhost", "proxy.test");
+        api = certs.rsaLeaf("api", Duration.ofDays(90), "api.example.com");
+        org = certs.leaf("org", Duration.ofDays(90), "*.example.org");
+        upstream = new RecordingUpstream(RecordingUpstream.ECHO);
+    }
+
+    @AfterEach
+    void tearDown() throws IOException {
+        if (proxy != null) {
+            proxy.close();
+        }
+        upstream.close();
+    }
+
+    private String tls(String extra) {
+        return "proxy.listener.tls { certificate = \"" + main.certificateFile() + "\", key = \"" + main.keyFile() + "\"\n"
+                + " sni = [ { names = [\"api.example.com\"], certificate = \"" + api.certificateFile() + "\", key = \""
+                + api.keyFile() + "\" }, { names = [\"*.example.org\"], certificate = \"" + org.certificateFile()
+                + "\", key = \"" + org.keyFile() + "\" } ]\n" + extra + "}\n";
+    }
+
+    private void start(String extra) throws IOException {
+        proxy = ProxyHarness.forUpstream(upstream.url("/"), tls(extra));
+    }
+
+    private SSLSocket connect(SSLContext context, String sni, String... protocols) throws IOException {
+        SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket(InetAddress.getLoopbackAddress(), proxy.port());
+        socket.setSoTimeout(5000);
+        SSLParameters parameters = socket.getSSLParameters();
+        if (sni != null) {
+            parameters.setServerNames(List.of(new SNIHostName(sni)));
+        }
+        if (protocols.length > 0) {
+            parameters.setProtocols(protocols);
+        }
+        parameters.setApplicationProtocols(new String[] {"h2", "http/1.1"});
+        socket.setSSLParameters(parameters);
+        socket.startHandshake();
+        return socket;
+    }
+
+    private static String exchange(SSLSocket socket, String request) throws IOException {
+        socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+        socket.getOutputStream().flush();
+        InputStream in = socket.getInputStream();
+        StringBuilder response = new StringBuilder();
+        byte[] buffer = new byte[4096];
+        for (int n; (n = in.read(buffer)) > 0; ) {
+            response.append(new String(buffer, 0, n, StandardCharsets.ISO_8859_1));
+        }
+        return response.toString();
+    }
+
+    @Test
+    void httpsRequestsAreForwardedWithXForwardedProtoHttps() throws Exception {
+        start("");
+        HttpClient client = HttpClient.newBuilder().sslContext(certs.clientContext(null)).build();
+        HttpResponse<String> response = client.send(HttpRequest.newBuilder(java.net.URI.create(
+                "https://localhost:" + proxy.port() + "/hello")).POST(HttpRequest.BodyPublishers.ofString("over tls")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, response.statusCode());
+        assertEquals("over tls", response.body());
+        assertEquals("https", upstream.received().get(0).header("X-Forwarded-Proto"));
+        assertEquals(List.of(), upstream.violations());
+    }
+
+    @Test
+    void sniPicksTheCertificateAndAlpnSaysHttp11() throws Exception {
+        start("");
+        SSLContext context = certs.clientContext(null);
+        try (SSLSocket socket = connect(context, "api.example.com")) {
+            assertEquals(api.certificate(), socket.getSession().getPeerCertificates()[0]);
+            assertEquals("http/1.1", socket.getApplicationProtocol());
+            String response = exchange(socket, "GET /x HTTP/1.1\r\nHost: api.example.com\r\nConnection: close\r\n\r\n");
+            assertTrue(response.startsWith("HTTP/1.1 200"), response);
+        }
+        // A context each: a client would otherwise resume its last session instead of a new handshake.
+        try (SSLSocket socket = connect(certs.clientContext(null), "shop.example.org")) {
+            assertEquals(org.certificate(), socket.getSession().getPeerCertificates()[0], "the wildcard entry");
+        }
+        try (SSLSocket socket = connect(certs.clientContext(null), "unknown.test")) {
+            assertEquals(main.certificate(), socket.getSession().getPeerCertificates()[0], "the default pair");
+        }
+        try (SSLSocket socket = connect(certs.clientContext(null), null)) {
+            assertEquals(main.certificate(), (X509Certificate) socket.getSession().getPeerCertificates()[0]);
+        }
+    }
+
+    @Test
+    void protocolsOlderThanTls12AreRefused() throws Exception {
+        start("");
+        SSLContext context = certs.clientContext(null);
+        assertThrows(SSLException.class, () -> connect(context, "localhost", "TLSv1.1").close());
+        try (SSLSocket socket = connect(context, "localhost", "TLSv1.2")) {
+            assertEquals("TLSv1.2", socket.getSession().getProtocol());
+        }
+        // The refused handshake did not stop the listener.
+        try (SSLSocket socket = connect(context, "localhost")) {
+            assertEquals("TLSv1.3", socket.getSession().getProtocol());
+        }
+    }
+
+    @Test
+    void aRequiredClientCertificateIsChecked() throws Exception {
+        start("client-auth = required, client-ca = \"" + certs.ca().certificateFile() + "\"\n");
+        TestCertificates.Issued client = certs.leaf("client", Duration.ofDays(30), "client.test");
+        try (SSLSocket socket = connect(certs.clientContext(client), "localhost")) {
+            String response = exchange(socket, "GET /x HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+            assertTrue(response.startsWith("HTTP/1.1 200"), response);
+        }
+        // TLS 1.3 reports a missing certificate after the handshake, on the first read.
+        assertThrows(IOException.class, () -> {
+            try (SSLSocket socket = connect(certs.clientContext(null), "localhost")) {
+                String response = exchange(socket, "GET /x HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+                if (!response.isEmpty()) {
+                    throw new AssertionError("answered without a client certificate: " + response);
+                }
+                throw new IOException("closed without an answer");
+            }
+        });
+    }
+
+    @Test
+    void badTlsSettingsAreRefusedNamingTheKey() throws Exception {
+        TestCertificates.Issued old = certs.expired("old", "old.test");
+        String route = "proxy.routes = [ { prefix = \"/\", upstream = \"http://127.0.0.1:9/\" } ]\n";
+        ConfigException expired = assertThrows(ConfigException.class, () -> ConfigLoader.fromConfig(ConfigFactory.parseString(
+                route + "proxy.listener.tls { certificate = \"" + old.certificateFile() + "\", key = \"" + old.keyFile() + "\" }")));
+        assertTrue(expired.getMessage().contains("proxy.listener.tls.certificate") && expired.getMessage().contains("expired"),
+                expired.getMessage());
+        ConfigException mismatched = assertThrows(ConfigException.class, () -> ConfigLoader.fromConfig(ConfigFactory.parseString(
+                route + "proxy.listener.tls { certificate = \"" + main.certificateFile() + "\", key = \"" + api.keyFile() + "\" }")));
+        assertTrue(mismatched.getMessage().contains("is not the key of the certificate"), mismatched.getMessage());
+        ConfigException tls11 = assertThrows(ConfigException.class, () -> ConfigLoader.fromConfig(ConfigFactory.parseString(
+                route + "proxy.listener.tls { certificate = \"" + main.certificateFile() + "\", key = \"" + main.keyFile()
+                        + "\", protocols = [\"TLSv1.1\"] }")));
+        assertTrue(tls11.getMessage().contains("proxy.listener.tls.protocols"), tls11.getMessage());
+        ConfigException missing = assertThrows(ConfigException.class, () -> ConfigLoader.fromConfig(ConfigFactory.parseString(
+                route + "proxy.listener.tls { certificate = \"" + dir.resolve("nope.pem") + "\", key = \"" + main.keyFile() + "\" }")));
+        assertTrue(missing.getMessage().contains("proxy.listener.tls.certificate") && missing.getMessage().contains("readable"),
+                missing.getMessage());
+        TestCertificates.Issued soon = certs.leaf("soon", Duration.ofDays(3), "soon.test");
+        assertTrue(ConfigLoader.fromConfig(ConfigFactory.parseString(route + "proxy.listener.tls { certificate = \""
+                + soon.certificateFile() + "\", key = \"" + soon.keyFile() + "\" }")).warnings().get(0).contains("within 14 days"));
+    }
+
+    @Test
+    void changedCertificateFilesServeNewHandshakesWhileAnOpenConnectionGoesOn() throws Exception {
+        start("");
+        SSLContext context = certs.clientContext(null);
+        try (SSLSocket open = connect(context, "localhost")) {
+            assertEquals(main.certificate(), open.getSession().getPeerCertificates()[0]);
+            TestCertificates.Issued renewed = certs.leaf("renewed", Duration.ofDays(90), "localhost", "proxy.test");
+            java.nio.file.Files.copy(renewed.keyFile(), main.keyFile(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            java.nio.file.Files.copy(renewed.certificateFile(), main.certificateFile(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            io.kodiak.support.Await.await(() -> {
+                try (SSLSocket fresh = connect(context, "localhost")) {
+                    return renewed.certificate().equals(fresh.getSession().getPeerCertificates()[0]);
+                } catch (IOException e) {
+                    return false;
+                }
+            }, "a new handshake gets the renewed certificate");
+            String response = exchange(open, "GET /still HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+            assertTrue(response.startsWith("HTTP/1.1 200"), "the connection opened before goes on: " + response);
+        }
+    }
+}
