@@ -29,6 +29,9 @@ import java.util.function.Function;
 public final class ConfigLoader {
     private static final Set<String> ROUTE_KEYS = Set.of("prefix", "upstream", "preserve-host", "upgrade");
     private static final String GROUPS = "proxy.upstreams";
+    /** proxy.upstream.tls keys without a default (absent: no client certificate, the URL's host as SNI). */
+    private static final Set<String> OPTIONAL_UPSTREAM_TLS_KEYS = Set.of("upstream.tls.certificate", "upstream.tls.key",
+            "upstream.tls.server-name");
 
     private final Config config;
     private final List<ConfigProblem> problems = new ArrayList<>();
@@ -104,7 +107,8 @@ public final class ConfigLoader {
                 keys.intInRange("proxy.upstream.max-connections", 1, 100_000, "a connection count from 1 to 100000"),
                 keys.duration("proxy.upstream.connect-timeout", Duration.ofMillis(1), "a positive duration, e.g. 5s"),
                 keys.duration("proxy.upstream.response-timeout", Duration.ofMillis(1), "a positive duration, e.g. 30s"),
-                keys.duration("proxy.upstream.idle-timeout", Duration.ofMillis(1), "a positive duration, e.g. 60s"));
+                keys.duration("proxy.upstream.idle-timeout", Duration.ofMillis(1), "a positive duration, e.g. 60s"),
+                new TlsReader(keys, warnings).readUpstream("proxy.upstream.tls"));
 
         ProxyConfig.Buffers buffers = new ProxyConfig.Buffers(keys.choice("proxy.buffers.memory-manager",
                 MemoryManagerName::parse, MemoryManagerName.allNames(), MemoryManagerName.HEAP.configName(),
@@ -176,9 +180,10 @@ public final class ConfigLoader {
             String group = target.host();
             if (!target.namesGroup()) {
                 // A host:port of its own: a group of one server, shared by the routes to that origin.
-                group = target.originKey();
+                boolean tls = url.regionMatches(true, 0, "https:", 0, 6);
+                group = (tls ? "https://" : "") + target.originKey();
                 groups.computeIfAbsent(group, name -> UpstreamGroupConfig.single(name, url, target.host(),
-                        target.port(), upstream));
+                        target.port(), tls, upstream));
             }
             routes.add(new Route(prefix, target, preserveHost, url, upgrade, group));
         }
@@ -198,14 +203,15 @@ public final class ConfigLoader {
     }
 
     private UpstreamTarget upstreamTarget(String key, String url, Map<String, UpstreamGroupConfig> groups) {
-        String expected = "an absolute http:// URL such as http://127.0.0.1:8080/path (no query, no fragment)";
+        String expected = "an absolute http:// or https:// URL such as http://127.0.0.1:8080/path (no query, no fragment)";
         if (url == null) {
             problems.add(new ConfigProblem(key, "(missing)", expected));
             return null;
         }
         try {
             URI uri = new URI(url);
-            if (!"http".equalsIgnoreCase(uri.getScheme()) || uri.getHost() == null
+            boolean tls = "https".equalsIgnoreCase(uri.getScheme());
+            if (!tls && !"http".equalsIgnoreCase(uri.getScheme()) || uri.getHost() == null
                     || uri.getRawQuery() != null || uri.getRawFragment() != null || uri.getRawUserInfo() != null) {
                 problems.add(new ConfigProblem(key, url, expected));
                 return null;
@@ -229,7 +235,7 @@ public final class ConfigLoader {
                         + ", or a host name with a dot or an explicit port"));
                 return null;
             }
-            int port = uri.getPort() == -1 ? 80 : uri.getPort();
+            int port = uri.getPort() == -1 ? (tls ? 443 : 80) : uri.getPort();
             if (port < 1 || port > 65535) {
                 problems.add(new ConfigProblem(key, url, "a port from 1 to 65535 in " + expected));
                 return null;
@@ -254,7 +260,7 @@ public final class ConfigLoader {
         for (Map.Entry<String, ConfigValue> e : config.getConfig("proxy").entrySet()) {
             String path = e.getKey();
             if (path.equals("routes") || path.startsWith("routes.") || path.startsWith("upstreams.")
-                    || path.startsWith("listener.tls.")) {
+                    || path.startsWith("listener.tls.") || OPTIONAL_UPSTREAM_TLS_KEYS.contains(path)) {
                 continue;
             }
             if (!reference.hasPath(path)) {

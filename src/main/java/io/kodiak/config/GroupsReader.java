@@ -40,6 +40,8 @@ final class GroupsReader {
     private static final Pattern NAME = Pattern.compile("[A-Za-z]([A-Za-z0-9-]{0,62}[A-Za-z0-9])?");
     private static final Pattern PERCENT = Pattern.compile("([0-9]{1,3})(\\.[0-9]+)?\\s*%");
 
+    /** A request remembers the servers it tried as bits of one long. */
+    static final int MAX_SERVERS = 64;
     static final Passive DEFAULT_PASSIVE = new Passive(3, Duration.ofSeconds(10));
     static final Retry DEFAULT_RETRY = new Retry(2, EnumSet.of(RetryOn.CONNECT_FAILURE, RetryOn.RESET), 0.20);
 
@@ -121,7 +123,8 @@ final class GroupsReader {
                 optionalInt(at + ".max-connections", defaults.maxConnections(), 1, 100_000, "a connection count from 1 to 100000"),
                 optionalDuration(at + ".connect-timeout", defaults.connectTimeout(), Duration.ofMillis(1), "a positive duration, e.g. 5s"),
                 optionalDuration(at + ".response-timeout", defaults.responseTimeout(), Duration.ofMillis(1), "a positive duration, e.g. 30s"),
-                optionalDuration(at + ".idle-timeout", defaults.idleTimeout(), Duration.ofMillis(1), "a positive duration, e.g. 60s"));
+                optionalDuration(at + ".idle-timeout", defaults.idleTimeout(), Duration.ofMillis(1), "a positive duration, e.g. 60s"),
+                defaults.tls());
         if (servers.isEmpty()) {
             return null;
         }
@@ -137,6 +140,10 @@ final class GroupsReader {
         List<? extends ConfigValue> entries = keys.config().getList(key);
         if (entries.isEmpty()) {
             keys.problem(key, "[]", expected);
+            return List.of();
+        }
+        if (entries.size() > MAX_SERVERS) {
+            keys.problem(key, entries.size() + " servers", "at most " + MAX_SERVERS + " servers in one group");
             return List.of();
         }
         List<Server> servers = new ArrayList<>();
@@ -200,17 +207,18 @@ final class GroupsReader {
             keys.problem(at, value.render(), "a server URL or { url, weight, backup }");
             return null;
         }
-        String expected = "a server URL http://host:port (no path, query or user info: the route's URL carries the path)";
+        String expected = "a server URL http://host:port or https://host:port (no path, query or user info: the route's URL carries the path)";
         try {
             URI uri = new URI(url);
             String path = uri.getRawPath();
-            if (!"http".equalsIgnoreCase(uri.getScheme()) || uri.getHost() == null || uri.getRawQuery() != null
+            boolean tls = "https".equalsIgnoreCase(uri.getScheme());
+            if (!tls && !"http".equalsIgnoreCase(uri.getScheme()) || uri.getHost() == null || uri.getRawQuery() != null
                     || uri.getRawFragment() != null || uri.getRawUserInfo() != null
                     || (path != null && !path.isEmpty() && !path.equals("/"))) {
                 keys.problem(at, url, expected);
                 return null;
             }
-            int port = uri.getPort() == -1 ? 80 : uri.getPort();
+            int port = uri.getPort() == -1 ? (tls ? 443 : 80) : uri.getPort();
             if (port < 1 || port > 65535) {
                 keys.problem(at, url, "a port from 1 to 65535 in " + expected);
                 return null;
@@ -219,7 +227,7 @@ final class GroupsReader {
             if (host.startsWith("[") && host.endsWith("]")) {
                 host = host.substring(1, host.length() - 1);
             }
-            return new Server(url, host, port, weight, backup);
+            return new Server(url, host, port, weight, backup, tls);
         } catch (URISyntaxException e) {
             keys.problem(at, url, expected);
             return null;

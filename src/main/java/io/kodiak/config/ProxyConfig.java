@@ -2,6 +2,7 @@ package io.kodiak.config;
 
 import io.kodiak.routing.Route;
 import io.kodiak.tls.TlsSettings;
+import io.kodiak.tls.UpstreamTlsSettings;
 
 import java.time.Duration;
 import java.util.List;
@@ -24,8 +25,9 @@ public record ProxyConfig(Listener listener, List<Route> routes, Upstream upstre
                            int maxHeaderSize, long maxBodySize, int maxConnections, TlsSettings tls) {
     }
 
+    /** {@code tls}: how https:// servers are spoken to. */
     public record Upstream(boolean persistentConnections, int maxConnections, Duration connectTimeout,
-                           Duration responseTimeout, Duration idleTimeout) {
+                           Duration responseTimeout, Duration idleTimeout, UpstreamTlsSettings tls) {
     }
 
     public record Buffers(MemoryManagerName memoryManager) {

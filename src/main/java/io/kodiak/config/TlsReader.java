@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValueType;
 import io.kodiak.tls.PemMaterial;
 import io.kodiak.tls.TlsSettings;
+import io.kodiak.tls.UpstreamTlsSettings;
 
 import javax.net.ssl.SSLContext;
 import java.nio.file.Files;
@@ -89,6 +90,42 @@ final class TlsReader {
             return null;
         }
         return new TlsSettings(certificate, key, sni, protocols, ciphers, auth, clientCa);
+    }
+
+    /** proxy.upstream.tls: always present (reference.conf gives trust and verify-hostname defaults). */
+    UpstreamTlsSettings readUpstream(String at) {
+        Config root = keys.config();
+        Path trust = null;
+        String trustText = keys.read(at + ".trust", root::getString, "\"system\" or a PEM file of CA certificates", "system");
+        if (!trustText.equals("system")) {
+            trust = readable(at + ".trust", trustText);
+            if (trust != null) {
+                try {
+                    if (PemMaterial.certificates(trust).isEmpty()) {
+                        keys.problem(at + ".trust", trustText, "a PEM file with at least one CA certificate");
+                    }
+                } catch (PemMaterial.Unusable e) {
+                    keys.problem(at + ".trust", trustText, "a readable PEM file of CA certificates (" + e.getMessage() + ")");
+                }
+            }
+        }
+        boolean verify = keys.read(at + ".verify-hostname", root::getBoolean, "true or false", true);
+        Path certificate = null;
+        Path key = null;
+        if (keys.has(at + ".certificate") || keys.has(at + ".key")) {
+            certificate = file(at + ".certificate");
+            key = file(at + ".key");
+            pair(at + ".certificate", certificate, key);
+        }
+        String serverName = null;
+        if (keys.has(at + ".server-name")) {
+            serverName = keys.read(at + ".server-name", root::getString, "a host name", "").toLowerCase(Locale.ROOT);
+            if (!serverName.matches("[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*")) {
+                keys.problem(at + ".server-name", keys.render(at + ".server-name"), "a host name to send as SNI");
+                serverName = null;
+            }
+        }
+        return new UpstreamTlsSettings(trust, verify, certificate, key, serverName);
     }
 
     private List<TlsSettings.Sni> sni(String key) {

@@ -18,13 +18,13 @@ public record UpstreamGroupConfig(String name, List<Server> servers, Balance bal
                                   boolean implicit) {
 
     /** The group of one server behind a route whose URL names host:port: no health state, no retries to others. */
-    static UpstreamGroupConfig single(String name, String url, String host, int port, ProxyConfig.Upstream pool) {
-        return new UpstreamGroupConfig(name, List.of(new Server(url, host, port, 1, false)), Balance.ROUND_ROBIN,
+    static UpstreamGroupConfig single(String name, String url, String host, int port, boolean tls, ProxyConfig.Upstream pool) {
+        return new UpstreamGroupConfig(name, List.of(new Server(url, host, port, 1, false, tls)), Balance.ROUND_ROBIN,
                 null, Passive.OFF, null, Retry.NONE, pool, true);
     }
 
-    /** One server: its address, its share of the traffic, and whether it stands by for the others. */
-    public record Server(String url, String host, int port, int weight, boolean backup) {
+    /** One server: its address, its share of the traffic, whether it stands by for the others, and whether it speaks TLS (https://). */
+    public record Server(String url, String host, int port, int weight, boolean backup, boolean tls) {
         /** host:port as sent and logged; IPv6 literals in brackets. */
         public String authority() {
             return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;

@@ -629,6 +629,9 @@ public final class Exchange implements ResponseListener {
 
     @Override
     public void onUpstreamClosed() {
+        if (tlsHandshakeFailed()) {
+            return;
+        }
         Connection<?> stale = null;
         Connection<?> tunnel = null;
         Connection<?> reset = null;
@@ -676,6 +679,51 @@ public final class Exchange implements ResponseListener {
                         ? "closed before any response byte" : "closed in the middle of the response body");
             }
         }
+    }
+
+    /**
+     * The upstream connection closed because its TLS handshake failed: nothing of the request
+     * reached the server, so, as after a failed connect, any method may go to the next server;
+     * else 502 naming the handshake's cause. False when the close had another reason.
+     */
+    private boolean tlsHandshakeFailed() {
+        UpstreamServer from;
+        Throwable cause;
+        Connection<?> connection = null;
+        boolean retry;
+        synchronized (this) {
+            cause = phase.isOver() || upstreamState == null ? null : upstreamState.tlsFailure();
+            if (cause == null || phase.responseStarted() || phase == Phase.CONNECTING) {
+                return false;
+            }
+            from = server;
+            // Any method, but only with nothing beyond the head to send again: body bytes already
+            // went into this connection's queue and are gone with it.
+            retry = bodyReceived && requestBytes == 0 && !request.chunked() && mayRetry(RetryOn.CONNECT_FAILURE, false);
+            if (retry) {
+                connection = upstream;
+                upstream = null;
+                server = null;
+                phase = phase.retry();
+            }
+        }
+        String detail = "TLS handshake with " + from.authority() + " failed: " + describe(cause);
+        from.failed("a failed TLS handshake");
+        if (retry) {
+            retryElsewhere(from, connection, ProxyError.UPSTREAM_TLS, detail);
+        } else {
+            fail(ProxyError.UPSTREAM_TLS, detail);
+        }
+        return true;
+    }
+
+    /** The innermost message: the JDK puts the reason (an untrusted chain, no name matching) at the root. */
+    private static String describe(Throwable cause) {
+        Throwable root = cause;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return String.valueOf(root.getMessage());
     }
 
     /**

@@ -31,6 +31,7 @@ public enum ProxyError {
     UPSTREAM_CLOSED(502, "upstream closed the connection before a complete response", false, "reset"),
     /** A retry after the server's own 502/503/504 found no other server left (one became unavailable meanwhile). */
     RETRY_EXHAUSTED(502, "upstream answered with an error status and no other server was left to try", false, "upstream_status"),
+    UPSTREAM_TLS(502, "TLS handshake with the upstream failed", false, "upstream_tls"),
     INVALID_RESPONSE(502, "upstream sent an invalid response", false, "invalid_response"),
     RESPONSE_TIMEOUT(504, "upstream did not answer within response-timeout", false, "timeout"),
     REQUEST_BODY_STALLED(408, "request body stalled longer than idle-timeout", true, "client_timeout"),

@@ -106,7 +106,7 @@ final class HealthChecks {
         }
 
         private void start(int generation) {
-            transport.connect(address, new EmptyCompletionHandler<Connection>() {
+            server.pool().connect(new EmptyCompletionHandler<Connection>() {
                 @Override
                 public void completed(Connection opened) {
                     synchronized (Probe.this) {

@@ -4,7 +4,12 @@ import io.kodiak.config.ProxyConfig;
 import io.kodiak.config.UpstreamGroupConfig;
 import io.kodiak.routing.Route;
 import io.kodiak.routing.UpstreamTarget;
+import io.kodiak.tls.PemMaterial;
+import io.kodiak.tls.UpstreamTls;
+import io.kodiak.tls.UpstreamTlsSettings;
+import org.glassfish.grizzly.SocketConnectorHandler;
 import org.glassfish.grizzly.filterchain.FilterChainBuilder;
+import org.glassfish.grizzly.nio.transport.TCPNIOConnectorHandler;
 import org.glassfish.grizzly.filterchain.TransportFilter;
 import org.glassfish.grizzly.memory.MemoryManager;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
@@ -51,18 +56,41 @@ public final class UpstreamClient {
         transport.setName("kodiak-upstream");
         healthChecks = new HealthChecks(transport, timers);
 
+        UpstreamTls tls = config.groups().stream().anyMatch(g -> g.servers().stream().anyMatch(UpstreamGroupConfig.Server::tls))
+                ? upstreamTls(config.upstream().tls()) : null;
         for (UpstreamGroupConfig settings : config.groups()) {
             ProxyConfig.Upstream pool = settings.pool();
             List<UpstreamServer> servers = new ArrayList<>();
             for (UpstreamGroupConfig.Server server : settings.servers()) {
+                SocketConnectorHandler connector = server.tls() ? tlsConnector(tls, server) : transport;
                 UpstreamPool connections = new UpstreamPool(new UpstreamTarget(server.host(), server.port(), ""),
-                        transport, timers, pool.maxConnections(), pool.connectTimeout().toMillis(),
+                        connector, timers, pool.maxConnections(), pool.connectTimeout().toMillis(),
                         pool.idleTimeout().toMillis(), pool.persistentConnections());
                 servers.add(new UpstreamServer(settings.name(), servers.size(), server, connections,
                         settings.passive(), settings.healthCheck()));
             }
             groups.put(settings.name(), new UpstreamGroup(settings, servers));
         }
+    }
+
+    private static UpstreamTls upstreamTls(UpstreamTlsSettings settings) {
+        try {
+            return UpstreamTls.create(settings);
+        } catch (PemMaterial.Unusable e) {
+            throw new IllegalStateException("proxy.upstream.tls: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Connections to an https:// server: the same transport, with TLS between it and the
+     * response codec; a failed handshake is recorded on the connection for the exchange to name.
+     */
+    private SocketConnectorHandler tlsConnector(UpstreamTls tls, UpstreamGroupConfig.Server server) {
+        FilterChainBuilder chain = FilterChainBuilder.stateless()
+                .add(new TransportFilter())
+                .add(tls.filterFor(server.host(), server.port(), (connection, cause) -> UpstreamConnection.of(connection).tlsFailed(cause)))
+                .add(new UpstreamFilter());
+        return TCPNIOConnectorHandler.builder(transport).processor(chain.build()).build();
     }
 
     public void start() throws IOException {

@@ -28,6 +28,8 @@ public final class UpstreamConnection {
     /** The bound exchange's next deadline; read by the timer thread. */
     private final Deadline deadline = new Deadline();
     private boolean inTimerQueue;
+    /** Why the TLS handshake failed, when it did (the connection closes after it). */
+    private volatile Throwable tlsFailure;
 
     public static UpstreamConnection of(Connection<?> connection) {
         UpstreamConnection state = ATTR.get(connection);
@@ -78,6 +80,15 @@ public final class UpstreamConnection {
     /** Reads paused by the listener (the client could take no more) go on. */
     public void resumeReads() {
         gate.open();
+    }
+
+    void tlsFailed(Throwable cause) {
+        tlsFailure = cause;
+    }
+
+    /** The TLS handshake's failure, or null: the connection closed for another reason. */
+    public Throwable tlsFailure() {
+        return tlsFailure;
     }
 
     ResponseListener listener() {

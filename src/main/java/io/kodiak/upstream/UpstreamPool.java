@@ -5,7 +5,7 @@ import org.glassfish.grizzly.CompletionHandler;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.EmptyCompletionHandler;
 import org.glassfish.grizzly.connectionpool.SingleEndpointPool;
-import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
+import org.glassfish.grizzly.SocketConnectorHandler;
 import org.glassfish.grizzly.utils.DelayedExecutor;
 
 import org.slf4j.Logger;
@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class UpstreamPool {
     private static final Logger LOG = LoggerFactory.getLogger(UpstreamPool.class);
     private final UpstreamTarget target;
-    private final TCPNIOTransport transport;
+    private final SocketConnectorHandler connector;
     private final SocketAddress address;
     private final SingleEndpointPool<SocketAddress> pool;
     private final boolean persistent;
@@ -35,17 +35,18 @@ public final class UpstreamPool {
     private final AtomicInteger waiting = new AtomicInteger();
     private final FreshConnects freshConnects;
 
-    UpstreamPool(UpstreamTarget target, TCPNIOTransport transport, DelayedExecutor timers,
+    /** {@code connector}: opens connections with the server's filter chain (plain, or TLS under the codec). */
+    UpstreamPool(UpstreamTarget target, SocketConnectorHandler connector, DelayedExecutor timers,
                  int maxConnections, long connectTimeoutMillis, long idleTimeoutMillis, boolean persistent) {
         this.target = target;
-        this.transport = transport;
+        this.connector = connector;
         this.address = new InetSocketAddress(target.host(), target.port());
         this.persistent = persistent;
         this.connectTimeoutMillis = connectTimeoutMillis;
         this.maxConnections = maxConnections;
         this.freshConnects = new FreshConnects(timers, connectTimeoutMillis);
         this.pool = SingleEndpointPool.builder(SocketAddress.class)
-                .connectorHandler(transport)
+                .connectorHandler(connector)
                 .endpointAddress(address)
                 .maxPoolSize(maxConnections)
                 .connectTimeout(connectTimeoutMillis, TimeUnit.MILLISECONDS)
@@ -95,7 +96,7 @@ public final class UpstreamPool {
      */
     public void acquireFresh(CompletionHandler<Connection> handler) {
         FreshConnects.Attempt attempt = freshConnects.start(handler);
-        transport.connect(address, new EmptyCompletionHandler<Connection>() {
+        connector.connect(address, new EmptyCompletionHandler<Connection>() {
             @Override
             public void completed(Connection connection) {
                 if (!attempt.settle()) {
@@ -158,6 +159,11 @@ public final class UpstreamPool {
 
     public long connectTimeoutMillis() {
         return connectTimeoutMillis;
+    }
+
+    /** A connection outside the pool (health checks), with the server's filter chain. */
+    void connect(CompletionHandler<Connection> handler) {
+        connector.connect(address, handler);
     }
 
     public int maxConnections() {

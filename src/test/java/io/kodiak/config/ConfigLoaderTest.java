@@ -105,7 +105,7 @@ class ConfigLoaderTest {
 
     @Test
     void malformedUpstreamUrls() {
-        for (String url : new String[]{"ftp://host/x", "http://", "not a url", "https://secure:8443/", "http://h:99999/"}) {
+        for (String url : new String[]{"ftp://host/x", "http://", "not a url", "https://user@secure.test:8443/", "http://h:99999/"}) {
             ConfigException e = rejected("proxy.routes = [ { prefix = \"/\", upstream = \"" + url + "\" } ]");
             assertProblem(e, "proxy.routes[0].upstream", url, "http://");
         }
@@ -250,6 +250,12 @@ class ConfigLoaderTest {
                 "proxy.upstreams.orders.weight", "2", "one of the keys");
         assertProblem(rejected("proxy.routes = [ { prefix = \"/\", upstream = \"http://orders:8080/\" } ]\n"
                 + "proxy.upstreams.orders.servers = [\"http://h:1\"]"), "proxy.routes[0].upstream", "http://orders:8080/", "no port");
+        StringBuilder many = new StringBuilder();
+        for (int i = 1; i <= 65; i++) {
+            many.append(i == 1 ? "" : ", ").append("\"http://127.0.0.1:").append(10_000 + i).append("\"");
+        }
+        assertProblem(rejected(ORDERS_ROUTE + "proxy.upstreams.orders.servers = [" + many + "]"),
+                "proxy.upstreams.orders.servers", "65 servers", "at most 64");
         assertProblem(rejected(ORDERS_ROUTE + "proxy.upstreams.orders_1.servers = [\"http://h:1\"]"),
                 "proxy.upstreams.orders_1", "", "letters, digits");
     }

@@ -18,7 +18,7 @@ class BalancerTest {
         UpstreamServer[] servers = new UpstreamServer[weights.length];
         for (int i = 0; i < weights.length; i++) {
             servers[i] = new UpstreamServer("g", i, new UpstreamGroupConfig.Server("http://10.0.0." + i + ":80",
-                    "10.0.0." + i, 80, weights[i], false), null, UpstreamGroupConfig.Passive.OFF, null);
+                    "10.0.0." + i, 80, weights[i], false, false), null, UpstreamGroupConfig.Passive.OFF, null);
         }
         return servers;
     }

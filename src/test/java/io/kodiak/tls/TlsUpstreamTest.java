@@ -1,0 +1,157 @@
+package io.kodiak.tls;
+
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsExchange;
+import com.sun.net.httpserver.HttpsParameters;
+import com.sun.net.httpserver.HttpsServer;
+import io.kodiak.support.ProxyHarness;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.Principal;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** https:// upstreams: the JDK's HTTPS server behind Kodiak, with certificates made in the test. */
+class TlsUpstreamTest {
+    @TempDir
+    Path dir;
+    private TestCertificates certs;
+    private HttpsServer server;
+    private ProxyHarness proxy;
+    private final AtomicInteger served = new AtomicInteger();
+    private final HttpClient client = HttpClient.newHttpClient();
+
+    @BeforeEach
+    void setUp() throws Exception {
+        certs = new TestCertificates(dir);
+    }
+
+    @AfterEach
+    void tearDown() {
+        if (proxy != null) {
+            proxy.close();
+        }
+        if (server != null) {
+            server.stop(0);
+        }
+    }
+
+    /** An HTTPS server presenting {@code identity}, answering with the client certificate's subject if any. */
+    private void serve(TestCertificates.Issued identity, boolean needClientAuth) throws Exception {
+        SSLContext context = certs.serverContext(identity);
+        server = HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
+        server.setHttpsConfigurator(new HttpsConfigurator(context) {
+            @Override
+            public void configure(HttpsParameters params) {
+                SSLParameters parameters = context.getDefaultSSLParameters();
+                parameters.setNeedClientAuth(needClientAuth);
+                params.setSSLParameters(parameters);
+            }
+        });
+        server.setExecutor(Executors.newFixedThreadPool(4));
+        server.createContext("/", exchange -> {
+            served.incrementAndGet();
+            exchange.getRequestBody().readAllBytes();
+            String who = "-";
+            try {
+                Principal peer = ((HttpsExchange) exchange).getSSLSession().getPeerPrincipal();
+                who = peer.getName();
+            } catch (IOException none) {
+                // no client certificate
+            }
+            byte[] body = ("secure " + exchange.getRequestURI() + " client=" + who).getBytes(StandardCharsets.US_ASCII);
+            exchange.sendResponseHeaders(200, body.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        });
+        server.start();
+    }
+
+    private void proxy(String tls) throws IOException {
+        proxy = ProxyHarness.start("proxy.routes = [ { prefix = \"/\", upstream = \"https://localhost:"
+                + server.getAddress().getPort() + "/\" } ]\nproxy.upstream.tls { " + tls + " }\n");
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        return client.send(HttpRequest.newBuilder(proxy.uri(path)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private String trustCa() {
+        return "trust = \"" + certs.ca().certificateFile() + "\"";
+    }
+
+    @Test
+    void aVerifiedUpstreamIsServedAndItsConnectionReused() throws Exception {
+        serve(certs.leaf("server", Duration.ofDays(30), "localhost"), false);
+        proxy(trustCa());
+        for (int i = 0; i < 3; i++) {
+            HttpResponse<String> response = get("/a" + i);
+            assertEquals(200, response.statusCode(), response.body());
+            assertEquals("secure /a" + i + " client=-", response.body());
+        }
+        assertEquals(1, proxy.kodiak().upstreams().pools().get(0).openConnections(), "one pooled TLS connection");
+    }
+
+    @Test
+    void aCertificateForAnotherNameIsRefusedWith502NamingTheCause() throws Exception {
+        serve(certs.leaf("server", Duration.ofDays(30), "other.test"), false);
+        proxy(trustCa());
+        HttpResponse<String> response = get("/x");
+        assertEquals(502, response.statusCode());
+        assertTrue(response.body().contains("TLS handshake"), response.body());
+        assertEquals(0, served.get(), "nothing reached the server");
+    }
+
+    @Test
+    void hostnameVerificationCanBeTurnedOffButTrustStillApplies() throws Exception {
+        serve(certs.leaf("server", Duration.ofDays(30), "other.test"), false);
+        proxy(trustCa() + ", verify-hostname = false");
+        assertEquals(200, get("/x").statusCode());
+    }
+
+    @Test
+    void anUntrustedCertificateIsRefused() throws Exception {
+        serve(certs.leaf("server", Duration.ofDays(30), "localhost"), false);
+        proxy("trust = system");
+        HttpResponse<String> response = get("/x");
+        assertEquals(502, response.statusCode());
+        assertTrue(response.body().contains("TLS handshake"), response.body());
+    }
+
+    @Test
+    void mutualTlsPresentsTheClientCertificate() throws Exception {
+        serve(certs.leaf("server", Duration.ofDays(30), "localhost"), true);
+        TestCertificates.Issued identity = certs.leaf("kodiak-client", Duration.ofDays(30), "kodiak.client");
+        proxy(trustCa() + ", certificate = \"" + identity.certificateFile() + "\", key = \"" + identity.keyFile() + "\"");
+        HttpResponse<String> response = get("/m");
+        assertEquals(200, response.statusCode(), response.body());
+        assertEquals("secure /m client=CN=kodiak.client", response.body());
+    }
+
+    @Test
+    void withoutTheClientCertificateAServerThatNeedsOneIsNotServed() throws Exception {
+        serve(certs.leaf("server", Duration.ofDays(30), "localhost"), true);
+        proxy(trustCa());
+        assertEquals(502, get("/m").statusCode());
+        assertEquals(0, served.get());
+    }
+}
