@@ -224,7 +224,8 @@ java_command() {
   java_opts_words
   JAVA_CMD=("$JAVA" "-Dkodiak.daemon=proxy:$PROXY_BASE" "-Dkodiak.pid-file=$PID_FILE" "-DPROXY_LOG_DIR=$LOG_DIR"
     "-Dlogback.configurationFile=$HOME_DIR/conf/logback.xml"
-    -Xms256m -Xmx1g -XX:+ExitOnOutOfMemoryError "-XX:ErrorFile=$LOG_DIR/hs_err_pid%p.log" -Dfile.encoding=UTF-8)
+    -Xms256m -Xmx1g -XX:+ExitOnOutOfMemoryError "-XX:ErrorFile=$LOG_DIR/hs_err_pid%p.log" -Dfile.encoding=UTF-8
+    -Djdk.tls.rejectClientInitiatedRenegotiation=true)
   # ParallelGC, measured against G1 with bin/bench.sh throughput (README, docs/throughput.md): a
   # proxy's thousands of long-lived connections point at short-lived exchanges, and G1 pays for
   # each such pointer in its write barrier and refinement threads (37 % of Kodiak's CPU at 8,000

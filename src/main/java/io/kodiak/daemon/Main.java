@@ -48,6 +48,8 @@ public final class Main {
             return;
         }
 
+        // Before any TLS handshake can happen (see ServerTls).
+        System.setProperty(io.kodiak.tls.ServerTls.REJECT_RENEGOTIATION, "true");
         ProxyConfig config;
         try {
             config = ConfigLoader.load(file);

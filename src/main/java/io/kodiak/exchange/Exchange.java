@@ -71,6 +71,8 @@ public final class Exchange implements ResponseListener {
     /** Servers tried, one bit per server of the group; and how many attempts went out. */
     private long tried;
     private int attempts;
+    /** When the current attempt began: a server's trial counts only the verdicts of attempts made during it. */
+    private long attemptStartMillis;
     /** host:port of every server tried, in order, for the access log. */
     private String serversTried;
     private boolean interimForwarded;
@@ -124,6 +126,7 @@ public final class Exchange implements ResponseListener {
             server = next;
             tried |= UpstreamGroup.bit(next);
             attempts++;
+            attemptStartMillis = System.currentTimeMillis();
             serversTried = serversTried == null ? next.authority() : serversTried + "," + next.authority();
         }
         next.begin();
@@ -153,6 +156,23 @@ public final class Exchange implements ResponseListener {
      */
     private boolean resendable() {
         return bodyReceived && requestBytes == 0 && !request.chunked() && request.method().isIdempotent();
+    }
+
+    /**
+     * Under the lock, before a retry: lets the current upstream connection go. It is unbound here,
+     * and the exchange no longer names it, so any event it still reports (a late head, a close, a
+     * deadline) is ignored; the caller releases it outside the lock.
+     */
+    private Connection<?> abandonUpstream() {
+        Connection<?> left = upstream;
+        if (upstreamState != null) {
+            upstreamState.unbind(this);
+        }
+        upstream = null;
+        upstreamState = null;
+        server = null;
+        phase = phase.retry();
+        return left;
     }
 
     /** After {@link #mayRetry} allowed it: the attempt on {@code failed} is over, the next one starts. */
@@ -226,11 +246,12 @@ public final class Exchange implements ResponseListener {
         if (resumeClient) {
             client.resumeReads();
         }
-        if (!connection.isOpen() && UpstreamConnection.of(connection).unbind(this)) {
+        UpstreamConnection state = UpstreamConnection.of(connection);
+        if (!connection.isOpen() && state.unbind(this)) {
             // The connection closed (the upstream reset it while it was idle in the pool, or died)
             // before this exchange was bound to it, so its close event reached nobody; unbinding
             // first makes sure the event and this check never both report it.
-            onUpstreamClosed();
+            onUpstreamClosed(state);
         }
     }
 
@@ -258,16 +279,18 @@ public final class Exchange implements ResponseListener {
             reason = ProxyError.CONNECT_FAILED;
         }
         String detail = error == null ? "connect timed out" : String.valueOf(error.getMessage());
-        if (reason != ProxyError.POOL_EXHAUSTED) {
-            from.failed(reason.cause);
-        }
         boolean retry;
+        long started;
         synchronized (this) {
+            started = attemptStartMillis;
             // Nothing was sent: any method may go to the next server.
             retry = phase == Phase.CONNECTING && server == from && mayRetry(RetryOn.CONNECT_FAILURE, false);
             if (retry) {
                 server = null;
             }
+        }
+        if (reason != ProxyError.POOL_EXHAUSTED) {
+            from.failed(reason.cause, started);
         }
         if (retry) {
             retryElsewhere(from, null, reason, detail);
@@ -378,9 +401,9 @@ public final class Exchange implements ResponseListener {
      * ready and which would otherwise come twice.
      */
     @Override
-    public void onInterimResponse(ResponseHead head) {
+    public void onInterimResponse(UpstreamConnection from, ResponseHead head) {
         synchronized (this) {
-            if (phase.isOver() || phase.responseStarted()) {
+            if (phase.isOver() || phase.responseStarted() || from != upstreamState) {
                 return;
             }
             // The response timeout keeps running: interim responses do not extend it, or an
@@ -393,14 +416,14 @@ public final class Exchange implements ResponseListener {
     }
 
     @Override
-    public boolean onResponseHead(ResponseHead head, Buffer firstPiece) {
-        if (retriedOnStatus(head)) {
+    public boolean onResponseHead(UpstreamConnection from, ResponseHead head, Buffer firstPiece) {
+        if (retriedOnStatus(from, head)) {
             return true;
         }
         boolean tunnel;
         boolean room;
         synchronized (this) {
-            if (phase.isOver()) {
+            if (phase.isOver() || from != upstreamState) {
                 return true;
             }
             Buffer out = clientHead(head);
@@ -422,31 +445,31 @@ public final class Exchange implements ResponseListener {
      * The server's final response head has come. A 502, 503 or 504 of its own counts against the
      * server's health, and when the group retries on that status (and the request may be
      * retried) the response is dropped with its connection and the request goes to the next
-     * server; true then. Any other status is a success for the server's health.
+     * server; true then, and also for an event that no longer concerns the exchange (it ended, or
+     * left that connection). Any other status is a success for the server's health.
      */
-    private boolean retriedOnStatus(ResponseHead head) {
+    private boolean retriedOnStatus(UpstreamConnection source, ResponseHead head) {
         RetryOn condition = RetryOn.ofStatus(head.status());
         UpstreamServer from;
         Connection<?> connection = null;
         boolean retry = false;
+        long started;
         synchronized (this) {
             from = server;
-            if (phase.isOver() || from == null) {
-                return false;
+            if (phase.isOver() || from == null || source != upstreamState) {
+                return true;
             }
+            started = attemptStartMillis;
             if (condition != null && mayRetry(condition, true)) {
                 retry = true;
-                connection = upstream;
-                upstream = null;
-                server = null;
-                phase = phase.retry();
+                connection = abandonUpstream();
             }
         }
         if (condition == null) {
-            from.succeeded();
+            from.succeeded(started);
             return false;
         }
-        from.failed("status " + head.status());
+        from.failed("status " + head.status(), started);
         if (retry) {
             retryElsewhere(from, connection, ProxyError.RETRY_EXHAUSTED, "status " + head.status());
         }
@@ -486,9 +509,9 @@ public final class Exchange implements ResponseListener {
     }
 
     @Override
-    public boolean onResponseBody(Buffer piece) {
+    public boolean onResponseBody(UpstreamConnection from, Buffer piece) {
         synchronized (this) {
-            if (phase.isOver()) {
+            if (phase.isOver() || from != upstreamState) {
                 return true;
             }
             client.write(framedPiece(piece));
@@ -504,8 +527,8 @@ public final class Exchange implements ResponseListener {
     }
 
     @Override
-    public boolean onTunnelBytes(Buffer bytes) {
-        return onResponseBody(bytes);
+    public boolean onTunnelBytes(UpstreamConnection from, Buffer bytes) {
+        return onResponseBody(from, bytes);
     }
 
     /**
@@ -514,8 +537,8 @@ public final class Exchange implements ResponseListener {
      * not in the middle of its response.
      */
     @Override
-    public void onResponseEnd(ResponseHead head, Buffer lastPiece, boolean reusable) {
-        if (head != null && retriedOnStatus(head)) {
+    public void onResponseEnd(UpstreamConnection source, ResponseHead head, Buffer lastPiece, boolean reusable) {
+        if (head != null && retriedOnStatus(source, head)) {
             return;
         }
         Connection<?> connection;
@@ -523,7 +546,7 @@ public final class Exchange implements ResponseListener {
         boolean reuse;
         boolean keep;
         synchronized (this) {
-            if (phase.isOver()) {
+            if (phase.isOver() || source != upstreamState) {
                 return;
             }
             // Head, last piece and last chunk leave in one write.
@@ -616,20 +639,25 @@ public final class Exchange implements ResponseListener {
     }
 
     @Override
-    public void onInvalidResponse(Violation violation) {
+    public void onInvalidResponse(UpstreamConnection source, Violation violation) {
         UpstreamServer from;
+        long started;
         synchronized (this) {
-            from = phase.isOver() ? null : server;
+            if (phase.isOver() || source != upstreamState) {
+                return;
+            }
+            from = server;
+            started = attemptStartMillis;
         }
         if (from != null) {
-            from.failed("an invalid response");
+            from.failed("an invalid response", started);
         }
         fail(ProxyError.INVALID_RESPONSE, "invalid response (" + violation.text() + ")");
     }
 
     @Override
-    public void onUpstreamClosed() {
-        if (tlsHandshakeFailed()) {
+    public void onUpstreamClosed(UpstreamConnection source) {
+        if (tlsHandshakeFailed(source)) {
             return;
         }
         Connection<?> stale = null;
@@ -637,11 +665,13 @@ public final class Exchange implements ResponseListener {
         Connection<?> reset = null;
         UpstreamServer from;
         boolean beforeResponse;
+        long started;
         synchronized (this) {
-            if (phase.isOver()) {
+            if (phase.isOver() || source != upstreamState) {
                 return;
             }
             from = server;
+            started = attemptStartMillis;
             beforeResponse = !phase.responseStarted();
             if (phase == Phase.TUNNELLING) {
                 phase = phase.completed();
@@ -652,14 +682,11 @@ public final class Exchange implements ResponseListener {
                 // so an idempotent, bodiless request is safe to send once more, on a brand-new
                 // connection to the same server (an idle close is no sign of ill health).
                 retried = true;
-                stale = upstream;
-                upstream = null;
-                phase = phase.retry();
+                stale = abandonUpstream();
+                // The same server, on a new connection.
+                server = from;
             } else if (phase != Phase.CONNECTING && mayRetry(RetryOn.RESET, true)) {
-                reset = upstream;
-                upstream = null;
-                server = null;
-                phase = phase.retry();
+                reset = abandonUpstream();
             }
         }
         if (tunnel != null) {
@@ -670,7 +697,7 @@ public final class Exchange implements ResponseListener {
             from.pool().acquireFresh(new Acquisition(from, true));
         } else {
             if (beforeResponse && from != null) {
-                from.failed("a reset before any response byte");
+                from.failed("a reset before any response byte", started);
             }
             if (reset != null) {
                 retryElsewhere(from, reset, ProxyError.UPSTREAM_CLOSED, "closed before any response byte");
@@ -686,29 +713,28 @@ public final class Exchange implements ResponseListener {
      * reached the server, so, as after a failed connect, any method may go to the next server;
      * else 502 naming the handshake's cause. False when the close had another reason.
      */
-    private boolean tlsHandshakeFailed() {
+    private boolean tlsHandshakeFailed(UpstreamConnection source) {
         UpstreamServer from;
         Throwable cause;
         Connection<?> connection = null;
         boolean retry;
+        long started;
         synchronized (this) {
-            cause = phase.isOver() || upstreamState == null ? null : upstreamState.tlsFailure();
+            cause = phase.isOver() || source != upstreamState ? null : source.tlsFailure();
             if (cause == null || phase.responseStarted() || phase == Phase.CONNECTING) {
                 return false;
             }
             from = server;
+            started = attemptStartMillis;
             // Any method, but only with nothing beyond the head to send again: body bytes already
             // went into this connection's queue and are gone with it.
             retry = bodyReceived && requestBytes == 0 && !request.chunked() && mayRetry(RetryOn.CONNECT_FAILURE, false);
             if (retry) {
-                connection = upstream;
-                upstream = null;
-                server = null;
-                phase = phase.retry();
+                connection = abandonUpstream();
             }
         }
         String detail = "TLS handshake with " + from.authority() + " failed: " + describe(cause);
-        from.failed("a failed TLS handshake");
+        from.failed("a failed TLS handshake", started);
         if (retry) {
             retryElsewhere(from, connection, ProxyError.UPSTREAM_TLS, detail);
         } else {
@@ -734,12 +760,17 @@ public final class Exchange implements ResponseListener {
      * with no traffic either way for idle-timeout is closed.
      */
     @Override
-    public void onDeadline() {
+    public void onDeadline(UpstreamConnection source) {
         ProxyError reason;
         UpstreamServer from;
         Connection<?> timedOut = null;
+        long started;
         synchronized (this) {
+            if (source != upstreamState) {
+                return;
+            }
             from = server;
+            started = attemptStartMillis;
             reason = switch (phase) {
                 // Reads from the client stop while the upstream has no room: then it is the
                 // upstream that stalled, not the client.
@@ -750,10 +781,7 @@ public final class Exchange implements ResponseListener {
                 default -> null;
             };
             if (reason == ProxyError.RESPONSE_TIMEOUT && mayRetry(RetryOn.TIMEOUT, true)) {
-                timedOut = upstream;
-                upstream = null;
-                server = null;
-                phase = phase.retry();
+                timedOut = abandonUpstream();
             }
         }
         if (reason == null) {
@@ -762,7 +790,7 @@ public final class Exchange implements ResponseListener {
         long limit = reason == ProxyError.RESPONSE_TIMEOUT ? group.responseTimeoutMillis() : services.stallTimeoutMillis();
         String detail = "no progress within " + limit + " ms";
         if (reason == ProxyError.RESPONSE_TIMEOUT && from != null) {
-            from.failed("no response within response-timeout");
+            from.failed("no response within response-timeout", started);
         }
         if (timedOut != null) {
             retryElsewhere(from, timedOut, reason, detail);

@@ -22,6 +22,21 @@ import java.util.List;
  * configured.
  */
 public final class ServerTls {
+    /**
+     * A client-initiated renegotiation makes Grizzly's SSLFilter run a blocking handshake on the
+     * selector thread, with no time limit by default: one silent client would stop every
+     * connection on that thread. TLS 1.3 has no renegotiation; for TLS 1.2 the JDK refuses it with
+     * this property, read once, when the first server handshake happens (so it is set before any:
+     * here, in Main, and on bin/proxy.sh's command line).
+     */
+    public static final String REJECT_RENEGOTIATION = "jdk.tls.rejectClientInitiatedRenegotiation";
+    /** Bounds any handshake Grizzly runs synchronously, should one happen anyway. */
+    private static final long HANDSHAKE_TIMEOUT_SECONDS = 10;
+
+    static {
+        System.setProperty(REJECT_RENEGOTIATION, "true");
+    }
+
     private final TlsSettings settings;
     private final SniKeyManager keys;
     private final SSLContext context;
@@ -44,14 +59,23 @@ public final class ServerTls {
         }
     }
 
-    /** The default pair first, then one entry per SNI block. */
+    /** The default pair first, then one entry per SNI block; an expired certificate is refused. */
     static List<SniKeyManager.Entry> entries(TlsSettings settings) throws PemMaterial.Unusable {
         List<SniKeyManager.Entry> entries = new ArrayList<>();
-        entries.add(new SniKeyManager.Entry(List.of(), PemMaterial.load(settings.certificate(), settings.key())));
+        entries.add(new SniKeyManager.Entry(List.of(), current(settings.certificate(), settings.key())));
         for (TlsSettings.Sni sni : settings.sni()) {
-            entries.add(new SniKeyManager.Entry(sni.names(), PemMaterial.load(sni.certificate(), sni.key())));
+            entries.add(new SniKeyManager.Entry(sni.names(), current(sni.certificate(), sni.key())));
         }
         return entries;
+    }
+
+    private static PemMaterial current(java.nio.file.Path certificate, java.nio.file.Path key) throws PemMaterial.Unusable {
+        PemMaterial material = PemMaterial.load(certificate, key);
+        if (material.expiredAt(java.time.Instant.now())) {
+            throw new PemMaterial.Unusable("the certificate in " + certificate + " expired "
+                    + material.leaf().getNotAfter().toInstant());
+        }
+        return material;
     }
 
     private static TrustManager[] trust(TlsSettings settings) throws PemMaterial.Unusable, GeneralSecurityException {
@@ -81,7 +105,9 @@ public final class ServerTls {
     /** A new filter for a listener's chain (right after the TransportFilter). */
     public SSLFilter filter() {
         SSLEngineConfigurator engines = new Engines(context, settings);
-        return new SSLFilter(engines, null);
+        SSLFilter filter = new SSLFilter(engines, null);
+        filter.setHandshakeTimeout(HANDSHAKE_TIMEOUT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+        return filter;
     }
 
     /** Applies the protocols, suites, ALPN and client-auth setting to every engine it makes. */

@@ -17,34 +17,45 @@ import java.util.Locale;
  * The listener's certificates, chosen per handshake by the name the client asked for (SNI): an
  * entry whose names include it exactly, else one with a matching "*.suffix" wildcard (one label),
  * else the default pair. The set is replaced whole by {@link #replace}, so a reload changes the
- * certificates of new handshakes only; connections already open keep theirs.
+ * certificates of new handshakes only; connections already open keep theirs, and a handshake
+ * under way when it happens finishes with the pair it chose.
  */
 public final class SniKeyManager extends X509ExtendedKeyManager {
     /** One certificate and the names it serves; the default entry has none. */
     public record Entry(List<String> names, PemMaterial material) {
     }
 
+    /**
+     * One set of entries and its generation; the set it replaced stays reachable, so that a
+     * handshake that chose an alias just before a reload still gets that alias's own key and
+     * chain (the JDK asks for the alias, the key and the chain in three calls).
+     */
+    private record Generation(int number, List<Entry> entries, Generation previous) {
+    }
+
     private static final String DEFAULT = "default";
-    private volatile List<Entry> entries;
+    private volatile Generation current;
 
     public SniKeyManager(List<Entry> entries) {
-        this.entries = List.copyOf(entries);
+        this.current = new Generation(0, List.copyOf(entries), null);
     }
 
     /** New handshakes use {@code replacement} from now on. Index 0 is the default. */
-    public void replace(List<Entry> replacement) {
-        entries = List.copyOf(replacement);
+    public synchronized void replace(List<Entry> replacement) {
+        Generation last = current;
+        // Only the last set is kept: a handshake is shorter than the time between two reloads.
+        current = new Generation(last.number() + 1, List.copyOf(replacement), new Generation(last.number(), last.entries(), null));
     }
 
     @Override
     public String chooseEngineServerAlias(String keyType, Principal[] issuers, SSLEngine engine) {
-        List<Entry> current = entries;
+        Generation set = current;
         int chosen = 0;
         SSLSession handshake = engine == null ? null : engine.getHandshakeSession();
         if (handshake instanceof ExtendedSSLSession session) {
-            chosen = byName(current, requestedName(session.getRequestedServerNames()));
+            chosen = byName(set.entries(), requestedName(session.getRequestedServerNames()));
         }
-        return keyFits(current.get(chosen).material().key().getAlgorithm(), keyType) ? alias(chosen, current) : null;
+        return keyFits(set.entries().get(chosen).material().key().getAlgorithm(), keyType) ? alias(chosen, set) : null;
     }
 
     private static String requestedName(List<SNIServerName> names) {
@@ -83,41 +94,54 @@ public final class SniKeyManager extends X509ExtendedKeyManager {
         return keyType == null || keyType.equals(keyAlgorithm) || keyAlgorithm.equals("RSA") && keyType.equals("RSASSA-PSS");
     }
 
-    /** An alias names the entry and the set it came from, so a reload mid-handshake cannot mix two pairs. */
-    private static String alias(int index, List<Entry> set) {
-        return (index == 0 ? DEFAULT : "sni-" + index) + "@" + System.identityHashCode(set);
+    /** An alias names the entry and the generation of its set, so a reload mid-handshake cannot mix two pairs. */
+    private static String alias(int index, Generation set) {
+        return (index == 0 ? DEFAULT : "sni-" + index) + "@" + set.number();
     }
 
+    /** The entry an alias names, in its own generation; null for an alias this manager never gave. */
     private Entry entry(String alias) {
-        List<Entry> current = entries;
         int at = alias.indexOf('@');
-        if (at < 0 || Integer.parseInt(alias.substring(at + 1)) != System.identityHashCode(current)) {
-            // From a set replaced since: the default of the current one (a handshake in progress
-            // during a reload gets a valid pair, never half of each).
-            return current.get(0);
+        if (at < 0) {
+            return null;
         }
-        String name = alias.substring(0, at);
-        return name.equals(DEFAULT) ? current.get(0) : current.get(Integer.parseInt(name.substring(4)));
+        int number;
+        int index;
+        try {
+            number = Integer.parseInt(alias.substring(at + 1));
+            String name = alias.substring(0, at);
+            index = name.equals(DEFAULT) ? 0 : Integer.parseInt(name.substring(4));
+        } catch (RuntimeException notOurs) {
+            return null;
+        }
+        for (Generation set = current; set != null; set = set.previous()) {
+            if (set.number() == number) {
+                return index < set.entries().size() ? set.entries().get(index) : null;
+            }
+        }
+        return null;
     }
 
     @Override
     public X509Certificate[] getCertificateChain(String alias) {
-        return alias == null ? null : entry(alias).material().chain().toArray(X509Certificate[]::new);
+        Entry entry = alias == null ? null : entry(alias);
+        return entry == null ? null : entry.material().chain().toArray(X509Certificate[]::new);
     }
 
     @Override
     public PrivateKey getPrivateKey(String alias) {
-        return alias == null ? null : entry(alias).material().key();
+        Entry entry = alias == null ? null : entry(alias);
+        return entry == null ? null : entry.material().key();
     }
 
     @Override
     public String[] getServerAliases(String keyType, Principal[] issuers) {
-        return new String[] {alias(0, entries)};
+        return new String[] {alias(0, current)};
     }
 
     @Override
     public String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) {
-        return alias(0, entries);
+        return alias(0, current);
     }
 
     @Override

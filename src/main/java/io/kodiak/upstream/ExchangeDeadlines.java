@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The clock of exchanges in progress: the exchange using an upstream connection sets a deadline
  * whenever it makes progress (response-timeout once the request is sent, idle-timeout while a
- * body moves), and hears {@link ResponseListener#onDeadline()} when one passes.
+ * body moves), and hears {@link ResponseListener#onDeadline} when one passes.
  *
  * <p>Deadlines live on the upstream connection, not the exchange: a connection carries one
  * exchange at a time, joins the timer queue once, and each refresh only writes a field. (Grizzly's
@@ -48,7 +48,7 @@ public final class ExchangeDeadlines {
             }
             ResponseListener listener = connection.listener();
             if (listener != null) {
-                listener.onDeadline();
+                listener.onDeadline(connection);
             }
             // Stay queued: the connection may carry another exchange (a timed-out one discards it anyway).
             return false;

@@ -175,44 +175,44 @@ final class HealthChecks {
             }
 
             @Override
-            public void onInterimResponse(ResponseHead head) {
+            public void onInterimResponse(UpstreamConnection from, ResponseHead head) {
             }
 
             @Override
-            public boolean onResponseHead(ResponseHead head, Buffer firstPiece) {
+            public boolean onResponseHead(UpstreamConnection from, ResponseHead head, Buffer firstPiece) {
                 status(head.status());
                 return true;
             }
 
             @Override
-            public boolean onResponseBody(Buffer piece) {
+            public boolean onResponseBody(UpstreamConnection from, Buffer piece) {
                 return true;
             }
 
             @Override
-            public void onResponseEnd(ResponseHead head, Buffer lastPiece, boolean reusable) {
+            public void onResponseEnd(UpstreamConnection from, ResponseHead head, Buffer lastPiece, boolean reusable) {
                 if (head != null) {
                     status(head.status());
                 }
             }
 
             @Override
-            public boolean onTunnelBytes(Buffer bytes) {
+            public boolean onTunnelBytes(UpstreamConnection from, Buffer bytes) {
                 return true;
             }
 
             @Override
-            public void onInvalidResponse(Violation violation) {
+            public void onInvalidResponse(UpstreamConnection from, Violation violation) {
                 finish(generation, false, "invalid response (" + violation.text() + ")");
             }
 
             @Override
-            public void onUpstreamClosed() {
+            public void onUpstreamClosed(UpstreamConnection from) {
                 finish(generation, false, "closed before a response");
             }
 
             @Override
-            public void onDeadline() {
+            public void onDeadline(UpstreamConnection from) {
             }
         }
     }

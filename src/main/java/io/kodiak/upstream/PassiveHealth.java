@@ -58,7 +58,12 @@ final class PassiveHealth {
      * A request is going to the server. False when another request took its trial first (the
      * balancer then chooses again without it).
      */
-    synchronized boolean claim(long nowMillis) {
+    boolean claim(long nowMillis) {
+        // The common case without the lock: most servers are healthy most of the time.
+        return state == State.HEALTHY || claimTrial(nowMillis);
+    }
+
+    private synchronized boolean claimTrial(long nowMillis) {
         switch (state) {
             case HEALTHY:
                 return true;
@@ -78,14 +83,18 @@ final class PassiveHealth {
         }
     }
 
-    /** The server answered; returns true when that ended a trial (the server is back). */
-    boolean success() {
+    /**
+     * The server answered an attempt begun at {@code startedMillis}; returns true when that ended
+     * a trial (the server is back). Only an attempt made during the trial decides it: one sent
+     * before the ejection says nothing about the server now.
+     */
+    boolean success(long startedMillis) {
         // Passive health off (a route's own host:port): nothing to track, and no lock per response.
-        return settings.enabled() && recordSuccess();
+        return settings.enabled() && recordSuccess(startedMillis);
     }
 
-    private synchronized boolean recordSuccess() {
-        if (state == State.TRIAL) {
+    private synchronized boolean recordSuccess(long startedMillis) {
+        if (state == State.TRIAL && startedMillis >= trialStartMillis) {
             state = State.HEALTHY;
             failsInWindow = 0;
             return true;
@@ -96,14 +105,18 @@ final class PassiveHealth {
         return false;
     }
 
-    /** A failure; returns true when it ejected the server. */
-    synchronized boolean failure(long nowMillis) {
+    /** A failure of an attempt begun at {@code startedMillis}; returns true when it ejected the server. */
+    synchronized boolean failure(long nowMillis, long startedMillis) {
         if (!settings.enabled()) {
             return false;
         }
         long window = settings.failTimeout().toMillis();
         switch (state) {
             case TRIAL:
+                if (startedMillis < trialStartMillis) {
+                    // An attempt from before the trial (response-timeout can outlast fail-timeout).
+                    return false;
+                }
                 multiplier = Math.min(MAX_MULTIPLIER, multiplier * 2);
                 eject(nowMillis, window);
                 return true;

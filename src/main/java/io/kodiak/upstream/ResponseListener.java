@@ -7,7 +7,9 @@ import org.glassfish.grizzly.Buffer;
 /**
  * What an upstream connection reports to the exchange bound to it. Calls come on the connection's
  * I/O thread, one at a time; a head is valid only during the call that hands it over (its bytes
- * belong to the read buffer).
+ * belong to the read buffer). Each event names the connection it comes from ({@code from}): an
+ * exchange that has moved on to another connection (a retry) ignores the late events of the one
+ * it left.
  */
 public interface ResponseListener {
 
@@ -18,17 +20,17 @@ public interface ResponseListener {
     boolean upgradeRequested();
 
     /** An interim response (1xx other than 101); the final one follows. */
-    void onInterimResponse(ResponseHead head);
+    void onInterimResponse(UpstreamConnection from, ResponseHead head);
 
     /**
      * The final response's head, a body to follow (or a 101's, after which the connection carries
      * tunnel bytes), with the first piece of that body when it came in the same read (else null),
      * so that both can leave in one write. False asks to pause reads, as {@link #onResponseBody}.
      */
-    boolean onResponseHead(ResponseHead head, Buffer firstPiece);
+    boolean onResponseHead(UpstreamConnection from, ResponseHead head, Buffer firstPiece);
 
     /** A piece of the response body, a slice of the read buffer, more to follow. False asks to pause reads until {@link UpstreamConnection#resumeReads()}. */
-    boolean onResponseBody(Buffer piece);
+    boolean onResponseBody(UpstreamConnection from, Buffer piece);
 
     /**
      * The response ends here, in one call so that its last bytes and its end are one step for the
@@ -36,17 +38,17 @@ public interface ResponseListener {
      * when the last body bytes come with the end (either may be null). {@code reusable}: the
      * connection may carry another request.
      */
-    void onResponseEnd(ResponseHead head, Buffer lastPiece, boolean reusable);
+    void onResponseEnd(UpstreamConnection from, ResponseHead head, Buffer lastPiece, boolean reusable);
 
     /** After a 101: bytes of the new protocol, passed on as they come. False pauses reads as above. */
-    boolean onTunnelBytes(Buffer bytes);
+    boolean onTunnelBytes(UpstreamConnection from, Buffer bytes);
 
     /** The response cannot be relayed (broken syntax or framing); the connection is being closed. */
-    void onInvalidResponse(Violation violation);
+    void onInvalidResponse(UpstreamConnection from, Violation violation);
 
     /** The connection closed (by the upstream, a reset, or us) while bound to this listener. */
-    void onUpstreamClosed();
+    void onUpstreamClosed(UpstreamConnection from);
 
     /** The deadline last set through {@link ExchangeDeadlines} passed without progress. Called on the timer thread. */
-    void onDeadline();
+    void onDeadline(UpstreamConnection from);
 }

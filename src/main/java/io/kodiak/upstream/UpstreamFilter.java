@@ -51,19 +51,19 @@ public final class UpstreamFilter extends BaseFilter {
                     if (!reading.heads.read(buffer)) {
                         break;
                     }
-                    paused |= !onHead(reading, listener, buffer);
+                    paused |= !onHead(state, listener, buffer);
                 } else if (reading.phase == ResponseReading.Phase.BODY) {
                     int n = reading.body.next(buffer);
                     Buffer piece = n > 0 ? Pieces.take(ctx, buffer, n) : null;
                     if (reading.body.isDone()) {
                         // What is left to read: the context's message, which a piece that was the
                         // whole buffer replaced with an empty one.
-                        end(reading, listener, null, piece, ctx.getMessage());
+                        end(state, listener, null, piece, ctx.getMessage());
                     } else if (piece != null) {
-                        paused |= !listener.onResponseBody(piece);
+                        paused |= !listener.onResponseBody(state, piece);
                     }
                 } else {
-                    paused |= !listener.onTunnelBytes(Pieces.take(ctx, buffer, buffer.remaining()));
+                    paused |= !listener.onTunnelBytes(state, Pieces.take(ctx, buffer, buffer.remaining()));
                 }
                 if (reading.phase == ResponseReading.Phase.HEAD && reading.completed) {
                     // The response is over; the listener may already have handed the connection on.
@@ -78,7 +78,7 @@ public final class UpstreamFilter extends BaseFilter {
             }
         } catch (HttpViolationException e) {
             reading.reset();
-            listener.onInvalidResponse(e.violation());
+            listener.onInvalidResponse(state, e.violation());
             ctx.getConnection().closeSilently();
             return ctx.getStopAction();
         }
@@ -97,7 +97,8 @@ public final class UpstreamFilter extends BaseFilter {
      * same read: a body broken before its first data byte is answered with 502 instead of being
      * cut off after its head. Returns false when the listener asked to pause reads.
      */
-    private static boolean onHead(ResponseReading reading, ResponseListener listener, Buffer buffer) {
+    private static boolean onHead(UpstreamConnection state, ResponseListener listener, Buffer buffer) {
+        ResponseReading reading = state.reading();
         ResponseHead head = reading.head;
         head.parse(reading.heads);
         int status = head.status();
@@ -106,10 +107,10 @@ public final class UpstreamFilter extends BaseFilter {
                 throw new HttpViolationException(Violation.UNSOLICITED_SWITCH);
             }
             reading.phase = ResponseReading.Phase.TUNNEL;
-            return listener.onResponseHead(head, null);
+            return listener.onResponseHead(state, head, null);
         }
         if (head.isInterim()) {
-            listener.onInterimResponse(head);
+            listener.onInterimResponse(state, head);
             return true;
         }
         reading.keepAlive = head.wantsKeepAlive();
@@ -131,19 +132,20 @@ public final class UpstreamFilter extends BaseFilter {
             }
         }
         if (body.isDone()) {
-            end(reading, listener, head, first, buffer);
+            end(state, listener, head, first, buffer);
             return true;
         }
         reading.phase = ResponseReading.Phase.BODY;
-        return listener.onResponseHead(head, first);
+        return listener.onResponseHead(state, head, first);
     }
 
     /** {@code rest}: what is left of this read after the response; bytes there keep the connection out of the pool. */
-    private static void end(ResponseReading reading, ResponseListener listener, ResponseHead head, Buffer lastPiece,
+    private static void end(UpstreamConnection state, ResponseListener listener, ResponseHead head, Buffer lastPiece,
                             Buffer rest) {
+        ResponseReading reading = state.reading();
         reading.phase = ResponseReading.Phase.HEAD;
         reading.completed = true;
-        listener.onResponseEnd(head, lastPiece, reading.keepAlive && !rest.hasRemaining());
+        listener.onResponseEnd(state, head, lastPiece, reading.keepAlive && !rest.hasRemaining());
     }
 
     @Override
@@ -159,9 +161,9 @@ public final class UpstreamFilter extends BaseFilter {
         if (listener != null) {
             if (delimited) {
                 reading.reset();
-                listener.onResponseEnd(null, null, false);
+                listener.onResponseEnd(state, null, null, false);
             } else {
-                listener.onUpstreamClosed();
+                listener.onUpstreamClosed(state);
             }
         }
         return ctx.getInvokeAction();

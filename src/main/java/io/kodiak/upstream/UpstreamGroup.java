@@ -55,11 +55,16 @@ public final class UpstreamGroup {
      * tried. {@code tried}: bit i set for the group's i-th server.
      */
     public UpstreamServer pick(long tried, String key) {
-        if (servers.length == 1) {
-            // One server: nothing to balance, and the server is used whatever its health.
-            return (tried & 1) == 0 ? servers[0] : null;
-        }
         long now = System.currentTimeMillis();
+        if (servers.length == 1) {
+            // One server: nothing to balance, and the server is used whatever its health; an
+            // ejection that has run out still turns into a trial, so that a success ends it.
+            if ((tried & 1) != 0) {
+                return null;
+            }
+            servers[0].claim(now);
+            return servers[0];
+        }
         synchronized (this) {
             long skip = tried;
             while (true) {
@@ -88,7 +93,13 @@ public final class UpstreamGroup {
                     scratch[n++] = server;
                 }
             }
-            return n == 0 ? null : balancer.choose(scratch, n, key);
+            if (n == 0) {
+                return null;
+            }
+            UpstreamServer chosen = balancer.choose(scratch, n, key);
+            // Panic mode sends to it whatever its state; a trial that is due starts all the same.
+            chosen.claim(now);
+            return chosen;
         }
     }
 

@@ -105,17 +105,17 @@ public final class UpstreamServer {
         inFlight.decrementAndGet();
     }
 
-    /** The server answered with a response that is not a failure. */
-    public void succeeded() {
-        if (passive.success()) {
+    /** The server answered with a response that is not a failure; {@code startedMillis}: when that attempt began. */
+    public void succeeded(long startedMillis) {
+        if (passive.success(startedMillis)) {
             LOG.info("upstream {} server {} is back after its trial request", group, authority());
         }
     }
 
-    /** Connect failure, reset, timeout, or a 502/503/504 of the server's own. */
-    public void failed(String why) {
+    /** Connect failure, reset, timeout, or a 502/503/504 of the server's own, for an attempt begun at {@code startedMillis}. */
+    public void failed(String why, long startedMillis) {
         failures.increment();
-        if (passive.failure(System.currentTimeMillis())) {
+        if (passive.failure(System.currentTimeMillis(), startedMillis)) {
             LOG.warn("upstream {} server {} ejected for {} ms after {}", group, authority(), passive.ejectionMillis(), why);
         }
     }

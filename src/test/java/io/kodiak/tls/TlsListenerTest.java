@@ -211,4 +211,26 @@ class TlsListenerTest {
             assertTrue(response.startsWith("HTTP/1.1 200"), "the connection opened before goes on: " + response);
         }
     }
+
+    @Test
+    void aClientAskingToRenegotiateIsRefusedAndTheListenerGoesOn() throws Exception {
+        start("");
+        SSLContext context = certs.clientContext(null);
+        try (SSLSocket socket = connect(context, "localhost", "TLSv1.2")) {
+            socket.getOutputStream().write("GET /a HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            assertTrue(socket.getInputStream().read() > 0, "served before renegotiating");
+            assertThrows(IOException.class, () -> {
+                socket.startHandshake();
+                // The refusal may come as an alert on the next read.
+                socket.getOutputStream().write("GET /b HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                byte[] rest = socket.getInputStream().readAllBytes();
+                throw new IOException("closed after " + rest.length + " bytes");
+            });
+        }
+        try (SSLSocket next = connect(context, "localhost")) {
+            String response = exchange(next, "GET /c HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+            assertTrue(response.startsWith("HTTP/1.1 200"), response);
+        }
+    }
 }

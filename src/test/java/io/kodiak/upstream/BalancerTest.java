@@ -126,20 +126,40 @@ class BalancerTest {
     @Test
     void passiveHealthEjectsAfterMaxFailsWithinTheWindowAndDoublesAfterAFailedTrial() {
         PassiveHealth health = new PassiveHealth(new UpstreamGroupConfig.Passive(2, Duration.ofSeconds(10)));
-        assertTrue(!health.failure(0));
-        assertTrue(!health.failure(20_000), "the first failure's window ended: counting starts again");
-        assertTrue(health.failure(21_000));
+        assertTrue(!health.failure(0, 0));
+        assertTrue(!health.failure(20_000, 20_000), "the first failure's window ended: counting starts again");
+        assertTrue(health.failure(21_000, 21_000));
         assertEquals(PassiveHealth.State.EJECTED, health.state());
         assertTrue(!health.admits(30_000));
         assertTrue(health.claim(31_000), "the trial after fail-timeout");
         assertTrue(!health.claim(31_000), "one trial at a time");
         assertTrue(health.claim(41_000), "unless the first gave no verdict within fail-timeout");
-        assertTrue(health.failure(41_500), "a failed trial ejects again");
+        assertTrue(!health.failure(41_200, 25_000), "an attempt from before the trial decides nothing");
+        assertTrue(!health.success(30_000), "nor does its success");
+        assertEquals(PassiveHealth.State.TRIAL, health.state());
+        assertTrue(health.failure(41_500, 41_000), "a failed trial ejects again");
         assertEquals(20_000, health.ejectionMillis(), "for twice as long");
         assertTrue(!health.admits(60_000));
         assertTrue(health.claim(61_500));
-        assertTrue(health.success());
+        assertTrue(health.success(61_500));
         assertEquals(PassiveHealth.State.HEALTHY, health.state());
+    }
+
+    @Test
+    void aGroupOfOneServerLeavesItsEjectionThroughATrialAsOthersDo() throws InterruptedException {
+        UpstreamServer only = new UpstreamServer("g", 0, new UpstreamGroupConfig.Server("http://10.0.0.1:80",
+                "10.0.0.1", 80, 1, false, false), null, new UpstreamGroupConfig.Passive(1, Duration.ofSeconds(1)), null);
+        UpstreamGroup group = new UpstreamGroup(new UpstreamGroupConfig("g", java.util.List.of(), UpstreamGroupConfig.Balance.ROUND_ROBIN,
+                null, new UpstreamGroupConfig.Passive(1, Duration.ofSeconds(1)), null, UpstreamGroupConfig.Retry.NONE, null, false),
+                java.util.List.of(only));
+        only.failed("test", System.currentTimeMillis());
+        assertEquals(UpstreamServer.Status.EJECTED, only.status());
+        assertEquals(only, group.pick(0, null), "the only server is used even while out");
+        io.kodiak.support.Await.await(() -> {
+            UpstreamServer picked = group.pick(0, null);
+            picked.succeeded(System.currentTimeMillis());
+            return only.status() == UpstreamServer.Status.UP;
+        }, "once fail-timeout passed, a pick is its trial and a success ends the ejection");
     }
 
     @Test

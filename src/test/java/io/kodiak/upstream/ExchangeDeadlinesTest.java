@@ -30,42 +30,42 @@ class ExchangeDeadlinesTest {
         }
 
         @Override
-        public void onInterimResponse(ResponseHead head) {
+        public void onInterimResponse(UpstreamConnection from, ResponseHead head) {
             throw new AssertionError("not used");
         }
 
         @Override
-        public boolean onResponseHead(ResponseHead head, Buffer firstPiece) {
+        public boolean onResponseHead(UpstreamConnection from, ResponseHead head, Buffer firstPiece) {
             throw new AssertionError("not used");
         }
 
         @Override
-        public boolean onResponseBody(Buffer piece) {
+        public boolean onResponseBody(UpstreamConnection from, Buffer piece) {
             throw new AssertionError("not used");
         }
 
         @Override
-        public void onResponseEnd(ResponseHead head, Buffer lastPiece, boolean reusable) {
+        public void onResponseEnd(UpstreamConnection from, ResponseHead head, Buffer lastPiece, boolean reusable) {
             throw new AssertionError("not used");
         }
 
         @Override
-        public boolean onTunnelBytes(Buffer bytes) {
+        public boolean onTunnelBytes(UpstreamConnection from, Buffer bytes) {
             throw new AssertionError("not used");
         }
 
         @Override
-        public void onInvalidResponse(Violation violation) {
+        public void onInvalidResponse(UpstreamConnection from, Violation violation) {
             throw new AssertionError("not used");
         }
 
         @Override
-        public void onUpstreamClosed() {
+        public void onUpstreamClosed(UpstreamConnection from) {
             throw new AssertionError("not used");
         }
 
         @Override
-        public void onDeadline() {
+        public void onDeadline(UpstreamConnection from) {
             deadlines++;
         }
     }
