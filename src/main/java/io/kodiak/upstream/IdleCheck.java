@@ -17,6 +17,12 @@ import java.nio.channels.SocketChannel;
  * a pooled connection with no request outstanding has nothing to say.)
  */
 final class IdleCheck {
+    /**
+     * One direct byte per thread: a heap buffer would cost an allocation and the JDK's copy through
+     * a temporary direct one on every check; this way a check is the read system call alone.
+     */
+    private static final ThreadLocal<ByteBuffer> PROBE = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(1));
+
     private IdleCheck() {
     }
 
@@ -24,8 +30,10 @@ final class IdleCheck {
         if (!(connection instanceof NIOConnection nio) || !(nio.getChannel() instanceof SocketChannel channel)) {
             return false;
         }
+        ByteBuffer probe = PROBE.get();
+        probe.clear();
         try {
-            return channel.read(ByteBuffer.allocate(1)) != 0;
+            return channel.read(probe) != 0;
         } catch (IOException reset) {
             return true;
         }
