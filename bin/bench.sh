@@ -4,6 +4,7 @@
 #   core      Kodiak against direct (500 ms stub) and nginx (100 B), and the -Xmx64m heap check (bench/core/run.sh)
 #   fuzz      Jazzer on the request and response parsers (bench/fuzz/run.sh)
 #   failover  one of three servers killed and restarted under load: Kodiak, nginx, HAProxy (bench/failover/run.sh)
+#   tls       TLS termination against nginx: keep-alive CPU per request and full handshakes (bench/tls/run.sh)
 set -euo pipefail
 
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
@@ -12,7 +13,7 @@ usage() {
   echo "usage: bin/bench.sh gatling [--quick] [--targets a,b,...] [--users N] [--rps N] [--fail-on-ko]" >&2
   echo "       bin/bench.sh core [--quick]" >&2
   echo "       bin/bench.sh fuzz [--minutes N]" >&2
-  echo "       bin/bench.sh failover [--quick] [--targets kodiak,nginx,haproxy] [--connections N]" >&2
+  echo "       bin/bench.sh failover [--quick] [--rounds N] [--targets kodiak,nginx,haproxy] [--connections N]" >&2
   echo "       bin/bench.sh SUBCOMMAND --help" >&2
 }
 
@@ -24,6 +25,7 @@ case $command in
   throughput) exec "$root/bench/throughput/run.sh" "$@" ;;
   fuzz) exec "$root/bench/fuzz/run.sh" "$@" ;;
   failover) exec "$root/bench/failover/run.sh" "$@" ;;
+  tls) exec "$root/bench/tls/run.sh" "$@" ;;
   -h|--help|help) usage; exit 0 ;;
   *) usage; exit 2 ;;
 esac

@@ -1,0 +1,207 @@
+#!/usr/bin/env bash
+# bin/bench.sh tls [--quick] [--rounds N] [--duration S]
+#
+# TLS termination, Kodiak against nginx in one run: each terminates TLS 1.3 (the same ECDSA P-256
+# certificate, made here with openssl) and forwards to the same plain nginx backend on loopback.
+# wrk loads each in turn, the targets alternating within every round:
+#   keepalive-100b, keepalive-10k  80 keep-alive connections, GET of a 100 B or 10 KB body;
+#   handshake                       80 connections sending "Connection: close": a full handshake per
+#                                   request (wrk keeps no session cache), so this is handshakes/s.
+# Per run: req/s, errors, and the proxy's own CPU per request (utime + stime of its processes from
+# /proc, the figure that holds on a shared machine). Kodiak runs as bin/proxy.sh ships it, with its
+# access log off like nginx's (bench/throughput/logback.xml). Each target gets a 15 s warm-up first
+# (the JIT). Defaults: 3 rounds of 10 s per cell; --quick: 1 round of 5 s, 5 s warm-up.
+# Writes target/bench/tls-<timestamp>/{report.md,results.json,runs.tsv}. Bounded: wrk stops by itself;
+# everything started is stopped by pid, also on errors. Installs nginx, wrk and openssl when missing.
+set -euo pipefail
+
+here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+root=$(cd "$here/../.." && pwd)
+# shellcheck source=../../bin/lib/daemon.sh
+. "$root/bin/lib/daemon.sh"
+# shellcheck source=../../bin/lib/packages.sh
+. "$root/bin/lib/packages.sh"
+
+args="$*"
+rounds=3 duration=10 warmup=15
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) rounds=1 duration=5 warmup=5; shift ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --duration) duration=$2; shift 2 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "usage: bin/bench.sh tls [--quick] [--rounds N] [--duration S]" >&2; exit 2 ;;
+  esac
+done
+for n in "$rounds" "$duration"; do
+  [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "tls: --rounds and --duration take positive whole numbers" >&2; exit 2; }
+done
+ensure_packages tls nginx wrk openssl
+java17=$(daemon_java 17) || { echo "tls: Java 17 not found" >&2; exit 1; }
+nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+
+stamp=$(date -u +%Y%m%d-%H%M%S)
+out=$root/target/bench/tls-$stamp
+mkdir -p "$out/logs" "$out/www" "$out/tls"
+log() { echo "[tls $(date -u +%H:%M:%S)] $*"; }
+declare -A PORT=([kodiak]=9801 [nginx]=9802 [backend]=9803)
+
+started=()
+cleanup() {
+  local entry pid
+  for entry in ${started[@]+"${started[@]}"}; do
+    if pid=$(daemon_pid "${entry%%|*}" "${entry#*|}"); then kill -TERM "$pid" 2>/dev/null || true; fi
+  done
+}
+trap cleanup EXIT INT TERM
+
+# ---- material: a certificate, the bodies, the backend -------------------------------------------
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=localhost \
+  -addext subjectAltName=DNS:localhost -keyout "$out/tls/server.key" -out "$out/tls/server.pem" 2>/dev/null
+head -c 100 /dev/zero | tr '\0' x >"$out/www/100b"
+head -c 10240 /dev/zero | tr '\0' x >"$out/www/10k"
+
+nginx_conf() {   # NAME LISTEN-DIRECTIVE BODY
+  mkdir -p "$out/$1/logs" "$out/$1/tmp"
+  cat >"$out/$1/nginx.conf" <<CONF
+worker_processes 2;
+pid $out/$1/nginx.pid;
+error_log $out/$1/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $out/$1/tmp; proxy_temp_path $out/$1/tmp; fastcgi_temp_path $out/$1/tmp;
+  uwsgi_temp_path $out/$1/tmp; scgi_temp_path $out/$1/tmp;
+  $3
+}
+CONF
+}
+start_nginx() {   # NAME PORT
+  daemon_start "nginx $1" "$out/$1/daemon.pid" "$out/$1/console.log" "-p $out/$1/" 127.0.0.1 "$2" 30 -- \
+    "$nginx_bin" -p "$out/$1/" -c "$out/$1/nginx.conf" -e "$out/$1/logs/error.log" -g "daemon off;"
+  started+=("$out/$1/daemon.pid|-p $out/$1/")
+}
+
+nginx_conf backend "" "server { listen 127.0.0.1:${PORT[backend]} backlog=4096; root $out/www; keepalive_requests 1000000; }"
+start_nginx backend "${PORT[backend]}"
+
+nginx_conf nginx "" "upstream backend { server 127.0.0.1:${PORT[backend]}; keepalive 256; }
+  server {
+    listen 127.0.0.1:${PORT[nginx]} ssl backlog=4096;
+    ssl_certificate $out/tls/server.pem; ssl_certificate_key $out/tls/server.key;
+    ssl_protocols TLSv1.3 TLSv1.2; keepalive_requests 1000000;
+    location / { proxy_pass http://backend; proxy_http_version 1.1; proxy_set_header Connection \"\"; }
+  }"
+
+cat >"$out/kodiak.conf" <<CONF
+proxy {
+  listener {
+    host = "127.0.0.1", port = ${PORT[kodiak]}, idle-timeout = 600s
+    tls { certificate = "$out/tls/server.pem", key = "$out/tls/server.key" }
+  }
+  routes = [ { prefix = "/", upstream = "http://127.0.0.1:${PORT[backend]}" } ]
+  upstream { max-connections = 1000, idle-timeout = 600s }
+  admin { enabled = false }
+}
+CONF
+
+start_target() {
+  case $1 in
+    kodiak)
+      PROXY_CONF=$out/kodiak.conf PROXY_BASE=$out/kodiak JAVA_OPTS="-Dlogback.configurationFile=$root/bench/throughput/logback.xml" \
+        "$root/bin/proxy.sh" start >>"$out/logs/kodiak.log" 2>&1 || { tail -n 20 "$out/logs/kodiak.log" >&2; exit 1; }
+      started+=("$out/kodiak/proxy.pid|-Dkodiak.daemon=proxy:$out/kodiak ") ;;
+    nginx) start_nginx nginx "${PORT[nginx]}" ;;
+  esac
+}
+
+# utime + stime (clock ticks) of a target's processes: the JVM, or nginx's master and workers.
+cpu_ticks() {
+  local pids pid total=0
+  case $1 in
+    kodiak) pids=$(cat "$out/kodiak/proxy.pid") ;;
+    nginx) pids="$(cat "$out/nginx/daemon.pid") $(pgrep -P "$(cat "$out/nginx/daemon.pid")" || true)" ;;
+  esac
+  for pid in $pids; do
+    # Fields after the command name (which may hold spaces): utime is the 12th, stime the 13th.
+    read -r -a f <<<"$(sed 's/^.*) //' "/proc/$pid/stat")"
+    total=$((total + f[11] + f[12]))
+  done
+  echo "$total"
+}
+
+run_wrk() {   # TARGET CELL SECONDS -> "requests errors"
+  local url="https://localhost:${PORT[$1]}" extra=()
+  case $2 in
+    keepalive-100b) url+=/100b ;;
+    keepalive-10k) url+=/10k ;;
+    handshake) url+=/100b; extra=(-H "Connection: close") ;;
+  esac
+  timeout $(($3 + 30)) wrk -t2 -c80 -d"${3}s" ${extra[@]+"${extra[@]}"} "$url" >"$out/logs/wrk-$1-$2.last" 2>&1 || true
+  awk '/requests in/ {r = $1} /Non-2xx/ {e += $NF} /Socket errors/ {gsub(",", ""); e += $4 + $6 + $8 + $10} END {print r + 0, e + 0}' \
+    "$out/logs/wrk-$1-$2.last"
+}
+
+# The daemon runs from target/kodiak.jar: rebuilt when the sources are newer (bin/proxy.sh only warns).
+jar=$root/target/kodiak.jar
+if [ ! -f "$jar" ] || [ ! -d "$root/target/lib" ] ||
+   [ -n "$(find "$root/src/main" "$root/pom.xml" -newer "$jar" -print -quit 2>/dev/null)" ]; then
+  log "build Kodiak (mvn -Dmaven.test.skip=true package; logs/build.log)"
+  timeout 900 mvn -B -q -f "$root/pom.xml" -Dmaven.test.skip=true package >"$out/logs/build.log" 2>&1 \
+    || { tail -n 20 "$out/logs/build.log" >&2; exit 1; }
+fi
+
+targets=(kodiak nginx)
+cells=(keepalive-100b keepalive-10k handshake)
+read -r load_before _ </proc/loadavg
+log "rounds $rounds, ${duration}s per cell, ${warmup}s warm-up per target; load average $load_before"
+for t in "${targets[@]}"; do start_target "$t"; done
+for t in "${targets[@]}"; do
+  log "warm-up $t"
+  for c in "${cells[@]}"; do run_wrk "$t" "$c" $(( (warmup + 2) / 3 )) >/dev/null; done
+done
+printf 'round\tcell\ttarget\trequests\terrors\tseconds\tcpu_ticks\n' >"$out/runs.tsv"
+ticks_per_second=$(getconf CLK_TCK)
+for round in $(seq 1 "$rounds"); do
+  for c in "${cells[@]}"; do
+    order=("${targets[@]}")
+    (( round % 2 == 0 )) && order=("${targets[1]}" "${targets[0]}")
+    for t in "${order[@]}"; do
+      before=$(cpu_ticks "$t")
+      read -r requests errors <<<"$(run_wrk "$t" "$c" "$duration")"
+      after=$(cpu_ticks "$t")
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$c" "$t" "$requests" "$errors" "$duration" $((after - before)) >>"$out/runs.tsv"
+      log "round $round $c $t: $requests requests, $errors errors, $(awk -v t=$((after - before)) -v r="$requests" -v hz="$ticks_per_second" 'BEGIN {printf "%.1f", r ? t / hz * 1e6 / r : 0}') µs CPU/request"
+    done
+  done
+done
+read -r load_after _ </proc/loadavg
+
+# ---- report: medians (min–max) per cell and target ----------------------------------------------
+awk -F'\t' -v hz="$ticks_per_second" -v cmd="bin/bench.sh tls $args" -v lb="$load_before" -v la="$load_after" -v out="$out" '
+  NR > 1 { key = $2 SUBSEP $3; n[key]++; rps[key, n[key]] = $4 / $6; cpu[key, n[key]] = $4 ? $7 / hz * 1e6 / $4 : 0; err[key] += $5; cells[$2] = 1; targets[$3] = 1 }
+  function sortv(a, k, m,   i, j, t) { for (i = 1; i <= m; i++) s[i] = a[k, i]; for (i = 2; i <= m; i++) { t = s[i]; for (j = i - 1; j >= 1 && s[j] > t; j--) s[j + 1] = s[j]; s[j + 1] = t } }
+  function med(a, k, m) { sortv(a, k, m); return m % 2 ? s[(m + 1) / 2] : (s[m / 2] + s[m / 2 + 1]) / 2 }
+  function lo(a, k, m) { sortv(a, k, m); return s[1] }
+  function hi(a, k, m) { sortv(a, k, m); return s[m] }
+  END {
+    md = out "/report.md"; js = out "/results.json"
+    print "# TLS termination: Kodiak against nginx\n" > md
+    print "- **command**: " cmd > md
+    print "- **load average**: " lb " before, " la " after" > md
+    print "- each cell: median (min–max) over the rounds; CPU is the proxy'"'"'s own (utime + stime), per request\n" > md
+    print "| cell | target | req/s | CPU µs/request | errors | CPU ratio to nginx |" > md
+    print "|---|---|---:|---:|---:|---:|" > md
+    printf "{\"meta\":{\"command\":\"%s\",\"load_before\":%s,\"load_after\":%s},\"rows\":[", cmd, lb, la > js
+    first = 1
+    for (c in cells) for (t in targets) {
+      k = c SUBSEP t; m = n[k]
+      ratio = med(cpu, c SUBSEP "nginx", n[c SUBSEP "nginx"]) ? med(cpu, k, m) / med(cpu, c SUBSEP "nginx", n[c SUBSEP "nginx"]) : 0
+      printf "| %s | %s | %.0f (%.0f–%.0f) | %.1f (%.1f–%.1f) | %d | %.2f |\n", c, t, med(rps, k, m), lo(rps, k, m), hi(rps, k, m), med(cpu, k, m), lo(cpu, k, m), hi(cpu, k, m), err[k], ratio > md
+      printf "%s{\"target\":\"%s\",\"scenario\":\"%s\",\"requests_per_run\":%d,\"ko\":%d,\"rps\":%.1f,\"cpu_us_per_request\":%.2f,\"cpu_ratio_to_nginx\":%.3f}", first ? "" : ",", t, c, m, err[k], med(rps, k, m), med(cpu, k, m), ratio > js
+      first = 0
+    }
+    print "]}" > js
+  }' "$out/runs.tsv"
+log "report: $out/report.md"
+cat "$out/report.md"
