@@ -8,6 +8,7 @@ import io.kodiak.exchange.ForwardingServices;
 import io.kodiak.listener.ConnectionBudget;
 import io.kodiak.listener.ProxyListener;
 import io.kodiak.routing.Router;
+import io.kodiak.tls.TlsObserver;
 import io.kodiak.upstream.UpstreamClient;
 import org.glassfish.grizzly.memory.MemoryManager;
 import org.glassfish.grizzly.utils.DelayedExecutor;
@@ -41,6 +42,11 @@ public final class Kodiak {
 
     /** {@code observer} sees every finished exchange and error (metrics). */
     public Kodiak(ProxyConfig config, ExchangeObserver observer) {
+        this(config, observer, TlsObserver.NONE);
+    }
+
+    /** {@code tlsObserver} hears every TLS handshake on either side (metrics). */
+    public Kodiak(ProxyConfig config, ExchangeObserver observer, TlsObserver tlsObserver) {
         this.config = config;
         this.timerThread = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "kodiak-timers");
@@ -49,13 +55,14 @@ public final class Kodiak {
         });
         this.timers = new DelayedExecutor(timerThread, TIMER_TICK_MILLIS, TimeUnit.MILLISECONDS);
         MemoryManager memory = MemoryManagers.of(config.buffers().memoryManager());
-        this.upstreams = new UpstreamClient(config, timers, memory);
+        this.upstreams = new UpstreamClient(config, timers, memory, tlsObserver);
         this.services = new ForwardingServices(new Router(config.routes()), upstreams, timers,
                 config.upstream().responseTimeout().toMillis(), config.listener().idleTimeout().toMillis(),
                 config.listener().maxBodySize(), drain, observer, config.listener().tls() != null);
         int maxClients = ConnectionBudget.clientLimit(config.listener().maxConnections(), ConnectionBudget.openFileLimit(),
                 upstreams.maxConnections());
-        this.listener = new ProxyListener(config.listener(), maxClients, new Admission(services), drain, timers, memory);
+        this.listener = new ProxyListener(config.listener(), maxClients, new Admission(services), drain, timers, memory,
+                tlsObserver);
     }
 
     public void start() throws IOException {

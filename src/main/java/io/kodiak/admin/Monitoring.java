@@ -59,6 +59,10 @@ public final class Monitoring {
         return metrics == null ? ExchangeObserver.NONE : metrics;
     }
 
+    public io.kodiak.tls.TlsObserver tlsObserver() {
+        return metrics == null ? io.kodiak.tls.TlsObserver.NONE : metrics;
+    }
+
     /** Registers the gauges that read {@code kodiak} and binds the admin listener. */
     public void start(Kodiak kodiak) throws IOException {
         if (!enabled()) {

@@ -18,7 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * (the same String instance each time, whose hash is cached), a handful of increments and two
  * latency samples appended to this thread's ring of the {@link TimerFeed}.
  */
-public final class ProxyMetrics implements ExchangeObserver {
+public final class ProxyMetrics implements ExchangeObserver, io.kodiak.tls.TlsObserver {
     /** Label for exchanges Kodiak answered before or without routing (no route, draining, bad request). */
     static final String NO_ROUTE = "none";
 
@@ -66,6 +66,23 @@ public final class ProxyMetrics implements ExchangeObserver {
             counter = errorCounter(cause);
         }
         counter.increment();
+    }
+
+    /** Per handshake: a registry lookup by tags is cheap next to the handshake itself. */
+    @Override
+    public void handshake(String side, String protocol, String cipher) {
+        Counter.builder("kodiak.tls.handshakes")
+                .description("Completed TLS handshakes by side (client: the listener; upstream: https:// servers), protocol and cipher suite")
+                .tag("side", side).tag("protocol", protocol).tag("cipher", cipher)
+                .register(registry).increment();
+    }
+
+    @Override
+    public void handshakeFailed(String side, String reason) {
+        Counter.builder("kodiak.tls.handshake.failures")
+                .description("Failed TLS handshakes by side and reason (certificate, protocol, cipher, handshake, io)")
+                .tag("side", side).tag("reason", reason)
+                .register(registry).increment();
     }
 
     private Counter errorCounter(String cause) {

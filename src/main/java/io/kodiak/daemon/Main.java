@@ -65,7 +65,7 @@ public final class Main {
         }
 
         Monitoring monitoring = new Monitoring(config);
-        Kodiak kodiak = new Kodiak(config, monitoring.observer());
+        Kodiak kodiak = new Kodiak(config, monitoring.observer(), monitoring.tlsObserver());
         try {
             monitoring.start(kodiak);
         } catch (IOException e) {

@@ -3,6 +3,7 @@ package io.kodiak.listener;
 import io.kodiak.tls.CertificateWatch;
 import io.kodiak.tls.PemMaterial;
 import io.kodiak.tls.ServerTls;
+import io.kodiak.tls.TlsObserver;
 import io.kodiak.tls.TlsSettings;
 
 import io.kodiak.config.ProxyConfig;
@@ -50,7 +51,7 @@ public final class ProxyListener {
 
     /** {@code maxConnections}: the resolved client connection limit (see {@link ConnectionBudget}). */
     public ProxyListener(ProxyConfig.Listener settings, int maxConnections, Admission admission, Drain drain,
-                         DelayedExecutor timers, MemoryManager memory) {
+                         DelayedExecutor timers, MemoryManager memory, TlsObserver tlsObserver) {
         this.settings = settings;
         this.drain = drain;
         this.connections = new ConnectionLimit(maxConnections);
@@ -60,7 +61,7 @@ public final class ProxyListener {
         if (settings.tls() != null) {
             // TLS under Kodiak's codec: the codec reads and writes plain bytes either way.
             ServerTls tls = serverTls(settings.tls());
-            chain.add(tls.filter());
+            chain.add(tls.filter(tlsObserver));
             certificates = new CertificateWatch(tls, settings.tls(), timers);
         } else {
             certificates = null;

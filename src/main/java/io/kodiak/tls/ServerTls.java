@@ -30,8 +30,6 @@ public final class ServerTls {
      * here, in Main, and on bin/proxy.sh's command line).
      */
     public static final String REJECT_RENEGOTIATION = "jdk.tls.rejectClientInitiatedRenegotiation";
-    /** Bounds any handshake Grizzly runs synchronously, should one happen anyway. */
-    private static final long HANDSHAKE_TIMEOUT_SECONDS = 10;
 
     static {
         System.setProperty(REJECT_RENEGOTIATION, "true");
@@ -102,12 +100,67 @@ public final class ServerTls {
         keys.replace(entries(settings));
     }
 
-    /** A new filter for a listener's chain (right after the TransportFilter). */
-    public SSLFilter filter() {
+    /** A new filter for a listener's chain (right after the TransportFilter); {@code observer} hears each handshake. */
+    public SSLFilter filter(TlsObserver observer) {
         SSLEngineConfigurator engines = new Engines(context, settings);
-        SSLFilter filter = new SSLFilter(engines, null);
-        filter.setHandshakeTimeout(HANDSHAKE_TIMEOUT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+        Handshakes handshakes = new Handshakes("client", observer);
+        SSLFilter filter = new SSLFilter(engines, null) {
+            @Override
+            public org.glassfish.grizzly.filterchain.NextAction handleRead(org.glassfish.grizzly.filterchain.FilterChainContext ctx)
+                    throws java.io.IOException {
+                try {
+                    return super.handleRead(ctx);
+                } catch (java.io.IOException e) {
+                    // A server-side handshake that fails on the client's first message (no common
+                    // protocol, say) is not reported to handshake listeners: counted here.
+                    if (!Handshakes.COMPLETED.isSet(ctx.getConnection())) {
+                        handshakes.onFailure(ctx.getConnection(), e);
+                    }
+                    throw e;
+                }
+            }
+        };
+        // No handshake timeout: with one set, Grizzly runs every handshake synchronously on the
+        // selector thread (waiting for the client's next message), and a slow client would hold the
+        // thread. Handshakes stay asynchronous, bounded by the connection's idle clock.
+        filter.addHandshakeListener(handshakes);
         return filter;
+    }
+
+    /** Reports a listener's or a server's handshakes to the observer: protocol and cipher, or why it failed. */
+    static final class Handshakes implements org.glassfish.grizzly.ssl.SSLBaseFilter.HandshakeListener {
+        /** Set on a connection once its handshake completed; a failure is counted once, by whoever sees it first. */
+        static final org.glassfish.grizzly.attributes.Attribute<Boolean> COMPLETED =
+                org.glassfish.grizzly.Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(Handshakes.class.getName() + ".completed");
+        private final String side;
+        private final TlsObserver observer;
+
+        Handshakes(String side, TlsObserver observer) {
+            this.side = side;
+            this.observer = observer;
+        }
+
+        @Override
+        public void onStart(org.glassfish.grizzly.Connection connection) {
+        }
+
+        @Override
+        public void onComplete(org.glassfish.grizzly.Connection connection) {
+            COMPLETED.set(connection, Boolean.TRUE);
+            SSLEngine engine = org.glassfish.grizzly.ssl.SSLUtils.getSSLEngine(connection);
+            if (engine != null) {
+                observer.handshake(side, engine.getSession().getProtocol(), engine.getSession().getCipherSuite());
+            }
+        }
+
+        @Override
+        public void onFailure(org.glassfish.grizzly.Connection connection, Throwable t) {
+            // Marked so that the same failure, seen again on its way out, is not counted twice.
+            if (!COMPLETED.isSet(connection)) {
+                COMPLETED.set(connection, Boolean.FALSE);
+                observer.handshakeFailed(side, TlsObserver.reason(t));
+            }
+        }
     }
 
     /** Applies the protocols, suites, ALPN and client-auth setting to every engine it makes. */

@@ -78,8 +78,8 @@ public final class UpstreamTls {
      * The filter for connections to {@code host:port}; {@code onFailure} hears of every failed
      * handshake with its cause (the connection is closed after it).
      */
-    public SSLFilter filterFor(String host, int port, BiConsumer<Connection<?>, Throwable> onFailure) {
-        return new SSLFilter(null, new Engines(context, settings, host, port)) {
+    public SSLFilter filterFor(String host, int port, BiConsumer<Connection<?>, Throwable> onFailure, TlsObserver observer) {
+        SSLFilter filter = new SSLFilter(null, new Engines(context, settings, host, port)) {
             @Override
             protected void notifyHandshakeFailed(Connection connection, Throwable t) {
                 // First: Grizzly's own handling fails the queued writes, which closes the
@@ -88,6 +88,8 @@ public final class UpstreamTls {
                 super.notifyHandshakeFailed(connection, t);
             }
         };
+        filter.addHandshakeListener(new ServerTls.Handshakes("upstream", observer));
+        return filter;
     }
 
     /** Client engines for one server. */

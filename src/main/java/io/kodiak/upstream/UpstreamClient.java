@@ -5,6 +5,7 @@ import io.kodiak.config.UpstreamGroupConfig;
 import io.kodiak.routing.Route;
 import io.kodiak.routing.UpstreamTarget;
 import io.kodiak.tls.PemMaterial;
+import io.kodiak.tls.TlsObserver;
 import io.kodiak.tls.UpstreamTls;
 import io.kodiak.tls.UpstreamTlsSettings;
 import org.glassfish.grizzly.SocketConnectorHandler;
@@ -36,8 +37,10 @@ public final class UpstreamClient {
     private final TCPNIOTransport transport;
     private final Map<String, UpstreamGroup> groups = new LinkedHashMap<>();
     private final HealthChecks healthChecks;
+    private final TlsObserver tlsObserver;
 
-    public UpstreamClient(ProxyConfig config, DelayedExecutor timers, MemoryManager memory) {
+    public UpstreamClient(ProxyConfig config, DelayedExecutor timers, MemoryManager memory, TlsObserver tlsObserver) {
+        this.tlsObserver = tlsObserver;
         FilterChainBuilder chain = FilterChainBuilder.stateless()
                 .add(new TransportFilter())
                 .add(new UpstreamFilter());
@@ -88,7 +91,8 @@ public final class UpstreamClient {
     private SocketConnectorHandler tlsConnector(UpstreamTls tls, UpstreamGroupConfig.Server server) {
         FilterChainBuilder chain = FilterChainBuilder.stateless()
                 .add(new TransportFilter())
-                .add(tls.filterFor(server.host(), server.port(), (connection, cause) -> UpstreamConnection.of(connection).tlsFailed(cause)))
+                .add(tls.filterFor(server.host(), server.port(), (connection, cause) -> UpstreamConnection.of(connection).tlsFailed(cause),
+                        tlsObserver))
                 .add(new UpstreamFilter());
         return TCPNIOConnectorHandler.builder(transport).processor(chain.build()).build();
     }

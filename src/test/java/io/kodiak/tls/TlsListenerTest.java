@@ -137,7 +137,17 @@ class TlsListenerTest {
     void protocolsOlderThanTls12AreRefused() throws Exception {
         start("");
         SSLContext context = certs.clientContext(null);
-        assertThrows(SSLException.class, () -> connect(context, "localhost", "TLSv1.1").close());
+        // The JDK's own client will not even offer TLS 1.1 (jdk.tls.disabledAlgorithms), so the
+        // server is offered one by hand: a TLS 1.1 ClientHello, as an old client sends it.
+        try (java.net.Socket raw = new java.net.Socket(InetAddress.getLoopbackAddress(), proxy.port())) {
+            raw.setSoTimeout(5000);
+            raw.getOutputStream().write(tls11ClientHello());
+            int first = raw.getInputStream().read();
+            // A ServerHello would start with 0x16 (handshake); refused, the answer is an alert
+            // (0x15) or the connection closing without one (Grizzly does not flush the JDK's alert).
+            assertTrue(first == 0x15 || first == -1, "refused, not answered with a ServerHello: " + first);
+            raw.getInputStream().readAllBytes();
+        }
         try (SSLSocket socket = connect(context, "localhost", "TLSv1.2")) {
             assertEquals("TLSv1.2", socket.getSession().getProtocol());
         }
@@ -145,6 +155,28 @@ class TlsListenerTest {
         try (SSLSocket socket = connect(context, "localhost")) {
             assertEquals("TLSv1.3", socket.getSession().getProtocol());
         }
+    }
+
+    /** A minimal TLS 1.1 ClientHello: ECDHE-ECDSA and ECDHE-RSA with AES-128-CBC-SHA, no extensions but the curves. */
+    private static byte[] tls11ClientHello() {
+        byte[] random = new byte[32];
+        new java.util.Random(11).nextBytes(random);
+        java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+        body.write(3);
+        body.write(2);
+        body.writeBytes(random);
+        body.write(0);
+        body.writeBytes(new byte[] {0, 4, (byte) 0xc0, 0x09, (byte) 0xc0, 0x13});
+        body.writeBytes(new byte[] {1, 0});
+        body.writeBytes(new byte[] {0, 14,
+                0, 10, 0, 4, 0, 2, 0, 23,
+                0, 11, 0, 2, 1, 0});
+        byte[] hello = body.toByteArray();
+        java.io.ByteArrayOutputStream record = new java.io.ByteArrayOutputStream();
+        record.writeBytes(new byte[] {0x16, 3, 2, (byte) ((hello.length + 4) >> 8), (byte) (hello.length + 4), 1, 0,
+                (byte) (hello.length >> 8), (byte) hello.length});
+        record.writeBytes(hello);
+        return record.toByteArray();
     }
 
     @Test
