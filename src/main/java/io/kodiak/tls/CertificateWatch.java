@@ -1,5 +1,6 @@
 package io.kodiak.tls;
 
+import io.kodiak.transport.Deadline;
 import org.glassfish.grizzly.utils.DelayedExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,8 +25,7 @@ public final class CertificateWatch {
     private final ServerTls tls;
     private final List<Path> files;
     private final DelayedExecutor.DelayQueue<CertificateWatch> queue;
-    private volatile long due;
-    private volatile boolean stopped;
+    private final Deadline due = new Deadline();
     private String seen;
 
     public CertificateWatch(ServerTls tls, TlsSettings settings, DelayedExecutor timers) {
@@ -39,37 +39,22 @@ public final class CertificateWatch {
         this.seen = fingerprint();
         this.queue = timers.createDelayQueue(watch -> {
             watch.check();
-            return watch.stopped;
-        }, new DelayedExecutor.Resolver<>() {
-            @Override
-            public boolean removeTimeout(CertificateWatch watch) {
-                watch.due = DelayedExecutor.UNSET_TIMEOUT;
-                return true;
-            }
-
-            @Override
-            public long getTimeoutMillis(CertificateWatch watch) {
-                return watch.due;
-            }
-
-            @Override
-            public void setTimeoutMillis(CertificateWatch watch, long millis) {
-                watch.due = millis;
-            }
-        });
+            return false;
+        }, Deadline.resolver(watch -> watch.due));
     }
 
     public void start() {
         queue.add(this, CHECK_MILLIS, TimeUnit.MILLISECONDS);
     }
 
+    /** The timer drops the watch at its next scan. */
     public void stop() {
-        stopped = true;
+        due.close();
     }
 
     /** On the timer thread. */
     private void check() {
-        due = System.currentTimeMillis() + CHECK_MILLIS;
+        due.set(System.currentTimeMillis() + CHECK_MILLIS);
         String now = fingerprint();
         if (now.equals(seen)) {
             return;

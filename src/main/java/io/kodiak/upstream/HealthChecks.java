@@ -3,6 +3,7 @@ package io.kodiak.upstream;
 import io.kodiak.config.UpstreamGroupConfig;
 import io.kodiak.http.ResponseHead;
 import io.kodiak.http.Violation;
+import io.kodiak.transport.Deadline;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.EmptyCompletionHandler;
@@ -30,25 +31,9 @@ final class HealthChecks {
     HealthChecks(TCPNIOTransport transport, DelayedExecutor timers) {
         this.transport = transport;
         this.queue = timers.createDelayQueue(probe -> {
-            probe.due();
+            probe.onDue();
             return false;
-        }, new DelayedExecutor.Resolver<>() {
-            @Override
-            public boolean removeTimeout(Probe probe) {
-                probe.dueMillis = DelayedExecutor.UNSET_TIMEOUT;
-                return true;
-            }
-
-            @Override
-            public long getTimeoutMillis(Probe probe) {
-                return probe.dueMillis;
-            }
-
-            @Override
-            public void setTimeoutMillis(Probe probe, long millis) {
-                probe.dueMillis = millis;
-            }
-        });
+        }, Deadline.resolver(probe -> probe.due));
     }
 
     /** Starts checking {@code server}, the first check right away. */
@@ -67,7 +52,8 @@ final class HealthChecks {
         private final UpstreamGroupConfig.HealthCheck check;
         private final InetSocketAddress address;
         private final byte[] request;
-        volatile long dueMillis;
+        /** The next check, or the end of the one in progress. */
+        private final Deadline due = new Deadline();
         // Guarded by this.
         private Step step = Step.WAITING;
         private int generation;
@@ -82,19 +68,19 @@ final class HealthChecks {
         }
 
         /** On the timer thread: time for the next check, or the check in progress ran out of time. */
-        void due() {
+        void onDue() {
             int current;
             boolean timedOut;
             synchronized (this) {
                 if (stopped) {
-                    dueMillis = Long.MAX_VALUE;
+                    due.close();
                     return;
                 }
                 timedOut = step == Step.CHECKING;
                 if (!timedOut) {
                     step = Step.CHECKING;
                     ++generation;
-                    dueMillis = System.currentTimeMillis() + check.timeout().toMillis();
+                    due.set(System.currentTimeMillis() + check.timeout().toMillis());
                 }
                 current = generation;
             }
@@ -142,7 +128,7 @@ final class HealthChecks {
                 done = connection;
                 connection = null;
                 // The queue keeps the probe; a new due time makes it fire again then.
-                dueMillis = System.currentTimeMillis() + check.interval().toMillis();
+                due.set(System.currentTimeMillis() + check.interval().toMillis());
             }
             if (done != null) {
                 done.closeSilently();
