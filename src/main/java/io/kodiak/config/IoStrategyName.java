@@ -1,11 +1,9 @@
 package io.kodiak.config;
 
-import java.util.Arrays;
 import java.util.Optional;
-import java.util.stream.Collectors;
 
 /** The Grizzly IOStrategies a listener can run with, by their configuration names. */
-public enum IoStrategyName {
+public enum IoStrategyName implements ConfigNamed {
     SAME_THREAD("same-thread"),
     WORKER_THREAD("worker-thread"),
     DYNAMIC("dynamic"),
@@ -17,6 +15,7 @@ public enum IoStrategyName {
         this.configName = configName;
     }
 
+    @Override
     public String configName() {
         return configName;
     }
@@ -26,10 +25,10 @@ public enum IoStrategyName {
     }
 
     public static Optional<IoStrategyName> parse(String value) {
-        return Arrays.stream(values()).filter(s -> s.configName.equals(value)).findFirst();
+        return ConfigNamed.parse(IoStrategyName.class, value);
     }
 
     public static String allNames() {
-        return Arrays.stream(values()).map(IoStrategyName::configName).collect(Collectors.joining(", "));
+        return ConfigNamed.allNames(IoStrategyName.class, ", ");
     }
 }

@@ -1,11 +1,9 @@
 package io.kodiak.config;
 
-import java.util.Arrays;
 import java.util.Optional;
-import java.util.stream.Collectors;
 
 /** Where socket reads are copied to, by configuration name (proxy.buffers.memory-manager). */
-public enum MemoryManagerName {
+public enum MemoryManagerName implements ConfigNamed {
     HEAP("heap"),
     POOLED("pooled");
 
@@ -15,15 +13,16 @@ public enum MemoryManagerName {
         this.configName = configName;
     }
 
+    @Override
     public String configName() {
         return configName;
     }
 
     public static Optional<MemoryManagerName> parse(String value) {
-        return Arrays.stream(values()).filter(m -> m.configName.equals(value)).findFirst();
+        return ConfigNamed.parse(MemoryManagerName.class, value);
     }
 
     public static String allNames() {
-        return Arrays.stream(values()).map(MemoryManagerName::configName).collect(Collectors.joining(", "));
+        return ConfigNamed.allNames(MemoryManagerName.class, ", ");
     }
 }

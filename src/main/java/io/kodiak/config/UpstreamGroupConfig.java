@@ -1,11 +1,9 @@
 package io.kodiak.config;
 
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
  * One upstream group as configured under {@code proxy.upstreams.NAME}, or the implicit group of
@@ -73,7 +71,7 @@ public record UpstreamGroupConfig(String name, List<Server> servers, Balance bal
         }
     }
 
-    public enum Balance {
+    public enum Balance implements ConfigNamed {
         ROUND_ROBIN("round-robin"),
         LEAST_CONNECTIONS("least-connections"),
         RANDOM_TWO("random-two"),
@@ -85,21 +83,22 @@ public record UpstreamGroupConfig(String name, List<Server> servers, Balance bal
             this.configName = configName;
         }
 
+        @Override
         public String configName() {
             return configName;
         }
 
         static Optional<Balance> parse(String name) {
-            return Arrays.stream(values()).filter(b -> b.configName.equals(name)).findFirst();
+            return ConfigNamed.parse(Balance.class, name);
         }
 
         static String allNames() {
-            return Arrays.stream(values()).map(Balance::configName).collect(Collectors.joining(" | "));
+            return ConfigNamed.allNames(Balance.class, " | ");
         }
     }
 
     /** The conditions under which a request may go to another server (retry.on). */
-    public enum RetryOn {
+    public enum RetryOn implements ConfigNamed {
         /** Connect refused, reset or timed out: the request was never sent. */
         CONNECT_FAILURE("connect-failure"),
         /** The connection closed or reset after the request was sent, before any response byte. */
@@ -116,6 +115,7 @@ public record UpstreamGroupConfig(String name, List<Server> servers, Balance bal
             this.configName = configName;
         }
 
+        @Override
         public String configName() {
             return configName;
         }
@@ -131,11 +131,11 @@ public record UpstreamGroupConfig(String name, List<Server> servers, Balance bal
         }
 
         static Optional<RetryOn> parse(String name) {
-            return Arrays.stream(values()).filter(r -> r.configName.equals(name)).findFirst();
+            return ConfigNamed.parse(RetryOn.class, name);
         }
 
         static String allNames() {
-            return Arrays.stream(values()).map(RetryOn::configName).collect(Collectors.joining(", "));
+            return ConfigNamed.allNames(RetryOn.class, ", ");
         }
     }
 }
