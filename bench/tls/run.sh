@@ -3,6 +3,8 @@
 #
 # TLS termination, Kodiak against nginx in one run: each terminates TLS 1.3 (the same ECDSA P-256
 # certificate, made here with openssl) and forwards to the same plain nginx backend on loopback.
+# Kodiak runs twice, once per TLS provider: kodiak (the JDK's JSSE) and kodiak-conscrypt (BoringSSL
+# through Conscrypt, proxy.listener.tls.provider = "conscrypt").
 # wrk loads each in turn, the targets alternating within every round:
 #   keepalive-100b, keepalive-10k  80 keep-alive connections, GET of a 100 B or 10 KB body;
 #   handshake                       80 connections sending "Connection: close": a full handshake per
@@ -44,7 +46,7 @@ stamp=$(date -u +%Y%m%d-%H%M%S)
 out=$root/target/bench/tls-$stamp
 mkdir -p "$out/logs" "$out/www" "$out/tls"
 log() { echo "[tls $(date -u +%H:%M:%S)] $*"; }
-declare -A PORT=([kodiak]=9801 [nginx]=9802 [backend]=9803)
+declare -A PORT=([kodiak]=9801 [nginx]=9802 [backend]=9803 [kodiak-conscrypt]=9804)
 
 started=()
 cleanup() {
@@ -93,24 +95,28 @@ nginx_conf nginx "" "upstream backend { server 127.0.0.1:${PORT[backend]}; keepa
     location / { proxy_pass http://backend; proxy_http_version 1.1; proxy_set_header Connection \"\"; }
   }"
 
-cat >"$out/kodiak.conf" <<CONF
+kodiak_conf() {   # NAME PROVIDER
+  cat >"$out/$1.conf" <<CONF
 proxy {
   listener {
-    host = "127.0.0.1", port = ${PORT[kodiak]}, idle-timeout = 600s
-    tls { certificate = "$out/tls/server.pem", key = "$out/tls/server.key" }
+    host = "127.0.0.1", port = ${PORT[$1]}, idle-timeout = 600s
+    tls { certificate = "$out/tls/server.pem", key = "$out/tls/server.key", provider = "$2" }
   }
   routes = [ { prefix = "/", upstream = "http://127.0.0.1:${PORT[backend]}" } ]
   upstream { max-connections = 1000, idle-timeout = 600s }
   admin { enabled = false }
 }
 CONF
+}
+kodiak_conf kodiak jsse
+kodiak_conf kodiak-conscrypt conscrypt
 
 start_target() {
   case $1 in
-    kodiak)
-      PROXY_CONF=$out/kodiak.conf PROXY_BASE=$out/kodiak JAVA_OPTS="-Dlogback.configurationFile=$root/bench/throughput/logback.xml" \
-        "$root/bin/proxy.sh" start >>"$out/logs/kodiak.log" 2>&1 || { tail -n 20 "$out/logs/kodiak.log" >&2; exit 1; }
-      started+=("$out/kodiak/proxy.pid|-Dkodiak.daemon=proxy:$out/kodiak ") ;;
+    kodiak|kodiak-conscrypt)
+      PROXY_CONF=$out/$1.conf PROXY_BASE=$out/$1 JAVA_OPTS="-Dlogback.configurationFile=$root/bench/throughput/logback.xml" \
+        "$root/bin/proxy.sh" start >>"$out/logs/$1.log" 2>&1 || { tail -n 20 "$out/logs/$1.log" >&2; exit 1; }
+      started+=("$out/$1/proxy.pid|-Dkodiak.daemon=proxy:$out/$1 ") ;;
     nginx) start_nginx nginx "${PORT[nginx]}" ;;
   esac
 }
@@ -119,7 +125,7 @@ start_target() {
 cpu_ticks() {
   local pids pid total=0
   case $1 in
-    kodiak) pids=$(cat "$out/kodiak/proxy.pid") ;;
+    kodiak|kodiak-conscrypt) pids=$(cat "$out/$1/proxy.pid") ;;
     nginx) pids="$(cat "$out/nginx/daemon.pid") $(pgrep -P "$(cat "$out/nginx/daemon.pid")" || true)" ;;
   esac
   for pid in $pids; do
@@ -151,7 +157,7 @@ if [ ! -f "$jar" ] || [ ! -d "$root/target/lib" ] ||
     || { tail -n 20 "$out/logs/build.log" >&2; exit 1; }
 fi
 
-targets=(kodiak nginx)
+targets=(kodiak kodiak-conscrypt nginx)
 cells=(keepalive-100b keepalive-10k handshake)
 read -r load_before _ </proc/loadavg
 log "rounds $rounds, ${duration}s per cell, ${warmup}s warm-up per target; load average $load_before"
@@ -164,8 +170,10 @@ printf 'round\tcell\ttarget\trequests\terrors\tseconds\tcpu_ticks\n' >"$out/runs
 ticks_per_second=$(getconf CLK_TCK)
 for round in $(seq 1 "$rounds"); do
   for c in "${cells[@]}"; do
-    order=("${targets[@]}")
-    (( round % 2 == 0 )) && order=("${targets[1]}" "${targets[0]}")
+    # The targets in turn, starting one further each round and cell, so none always runs first.
+    order=()
+    shift_by=$(( (round + ${#order[@]}) % ${#targets[@]} ))
+    for k in "${!targets[@]}"; do order+=("${targets[$(((k + shift_by) % ${#targets[@]}))]}"); done
     for t in "${order[@]}"; do
       before=$(cpu_ticks "$t")
       read -r requests errors <<<"$(run_wrk "$t" "$c" "$duration")"

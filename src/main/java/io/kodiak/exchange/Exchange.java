@@ -282,9 +282,14 @@ public final class Exchange implements ResponseListener {
         boolean retry;
         long started;
         synchronized (this) {
+            if (phase != Phase.CONNECTING || server != from) {
+                // Not the attempt in progress: the exchange ended, or already moved on to another
+                // server after this one's failure was first reported.
+                return;
+            }
             started = attemptStartMillis;
             // Nothing was sent: any method may go to the next server.
-            retry = phase == Phase.CONNECTING && server == from && mayRetry(RetryOn.CONNECT_FAILURE, false);
+            retry = mayRetry(RetryOn.CONNECT_FAILURE, false);
             if (retry) {
                 server = null;
             }
@@ -852,10 +857,15 @@ public final class Exchange implements ResponseListener {
 
     // ---------------------------------------------------------------- callbacks
 
+    /**
+     * One request for a connection. Grizzly 2.3.35's pool can report a failed connect twice (to
+     * the connect's handler and again to its list of waiters), so only the first outcome counts.
+     */
     private final class Acquisition implements CompletionHandler<Connection> {
         private final UpstreamServer from;
         private final boolean fresh;
         private final long askedNanos = System.nanoTime();
+        private final java.util.concurrent.atomic.AtomicBoolean settled = new java.util.concurrent.atomic.AtomicBoolean();
 
         Acquisition(UpstreamServer from, boolean fresh) {
             this.from = from;
@@ -864,17 +874,26 @@ public final class Exchange implements ResponseListener {
 
         @Override
         public void completed(Connection connection) {
-            onUpstreamReady(connection, from, fresh);
+            if (settled.compareAndSet(false, true)) {
+                onUpstreamReady(connection, from, fresh);
+            } else {
+                // Reported after a failure: the exchange did not wait for it.
+                from.pool().discard(connection);
+            }
         }
 
         @Override
         public void failed(Throwable error) {
-            onAcquireFailed(error, System.nanoTime() - askedNanos, from, fresh);
+            if (settled.compareAndSet(false, true)) {
+                onAcquireFailed(error, System.nanoTime() - askedNanos, from, fresh);
+            }
         }
 
         @Override
         public void cancelled() {
-            onAcquireFailed(null, System.nanoTime() - askedNanos, from, fresh);
+            if (settled.compareAndSet(false, true)) {
+                onAcquireFailed(null, System.nanoTime() - askedNanos, from, fresh);
+            }
         }
 
         @Override
