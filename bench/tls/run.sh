@@ -3,8 +3,6 @@
 #
 # TLS termination, Kodiak against nginx in one run: each terminates TLS 1.3 (the same ECDSA P-256
 # certificate, made here with openssl) and forwards to the same plain nginx backend on loopback.
-# Kodiak runs twice, once per TLS provider: kodiak (the JDK's JSSE) and kodiak-conscrypt (BoringSSL
-# through Conscrypt, proxy.listener.tls.provider = "conscrypt").
 # wrk loads each in turn, the targets alternating within every round:
 #   keepalive-100b, keepalive-10k  80 keep-alive connections, GET of a 100 B or 10 KB body;
 #   handshake                       80 connections sending "Connection: close": a full handshake per
@@ -46,7 +44,7 @@ stamp=$(date -u +%Y%m%d-%H%M%S)
 out=$root/target/bench/tls-$stamp
 mkdir -p "$out/logs" "$out/www" "$out/tls"
 log() { echo "[tls $(date -u +%H:%M:%S)] $*"; }
-declare -A PORT=([kodiak]=9801 [nginx]=9802 [backend]=9803 [kodiak-conscrypt]=9804)
+declare -A PORT=([kodiak]=9801 [nginx]=9802 [backend]=9803)
 
 started=()
 cleanup() {
@@ -95,12 +93,12 @@ nginx_conf nginx "" "upstream backend { server 127.0.0.1:${PORT[backend]}; keepa
     location / { proxy_pass http://backend; proxy_http_version 1.1; proxy_set_header Connection \"\"; }
   }"
 
-kodiak_conf() {   # NAME PROVIDER
+kodiak_conf() {   # NAME
   cat >"$out/$1.conf" <<CONF
 proxy {
   listener {
     host = "127.0.0.1", port = ${PORT[$1]}, idle-timeout = 600s
-    tls { certificate = "$out/tls/server.pem", key = "$out/tls/server.key", provider = "$2" }
+    tls { certificate = "$out/tls/server.pem", key = "$out/tls/server.key" }
   }
   routes = [ { prefix = "/", upstream = "http://127.0.0.1:${PORT[backend]}" } ]
   upstream { max-connections = 1000, idle-timeout = 600s }
@@ -108,12 +106,11 @@ proxy {
 }
 CONF
 }
-kodiak_conf kodiak jsse
-kodiak_conf kodiak-conscrypt conscrypt
+kodiak_conf kodiak
 
 start_target() {
   case $1 in
-    kodiak|kodiak-conscrypt)
+    kodiak)
       PROXY_CONF=$out/$1.conf PROXY_BASE=$out/$1 JAVA_OPTS="-Dlogback.configurationFile=$root/bench/throughput/logback.xml" \
         "$root/bin/proxy.sh" start >>"$out/logs/$1.log" 2>&1 || { tail -n 20 "$out/logs/$1.log" >&2; exit 1; }
       started+=("$out/$1/proxy.pid|-Dkodiak.daemon=proxy:$out/$1 ") ;;
@@ -125,7 +122,7 @@ start_target() {
 cpu_ticks() {
   local pids pid total=0
   case $1 in
-    kodiak|kodiak-conscrypt) pids=$(cat "$out/$1/proxy.pid") ;;
+    kodiak) pids=$(cat "$out/$1/proxy.pid") ;;
     nginx) pids="$(cat "$out/nginx/daemon.pid") $(pgrep -P "$(cat "$out/nginx/daemon.pid")" || true)" ;;
   esac
   for pid in $pids; do
@@ -157,7 +154,7 @@ if [ ! -f "$jar" ] || [ ! -d "$root/target/lib" ] ||
     || { tail -n 20 "$out/logs/build.log" >&2; exit 1; }
 fi
 
-targets=(kodiak kodiak-conscrypt nginx)
+targets=(kodiak nginx)
 cells=(keepalive-100b keepalive-10k handshake)
 read -r load_before _ </proc/loadavg
 log "rounds $rounds, ${duration}s per cell, ${warmup}s warm-up per target; load average $load_before"

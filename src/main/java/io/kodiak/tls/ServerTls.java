@@ -49,19 +49,9 @@ public final class ServerTls {
     public static ServerTls create(TlsSettings settings) throws PemMaterial.Unusable {
         SniKeyManager keys = new SniKeyManager(entries(settings));
         try {
-            java.security.Provider provider = settings.provider().instance();
-            SSLContext context = provider == null ? SSLContext.getInstance("TLS") : SSLContext.getInstance("TLS", provider);
+            SSLContext context = SSLContext.getInstance("TLS");
             context.init(new KeyManager[] {keys}, trust(settings), null);
-            // Only the configured suites this provider knows: Conscrypt (BoringSSL) has no DHE.
-            java.util.Set<String> supported = java.util.Set.of(context.getSupportedSSLParameters().getCipherSuites());
-            List<String> ciphers = settings.ciphers().stream().filter(supported::contains).toList();
-            if (ciphers.isEmpty()) {
-                throw new PemMaterial.Unusable("none of the configured cipher suites is supported by the "
-                        + settings.provider().configName() + " provider");
-            }
-            TlsSettings usable = new TlsSettings(settings.certificate(), settings.key(), settings.sni(), settings.protocols(),
-                    ciphers, settings.clientAuth(), settings.clientCa(), settings.provider());
-            return new ServerTls(usable, keys, context);
+            return new ServerTls(settings, keys, context);
         } catch (GeneralSecurityException e) {
             throw new PemMaterial.Unusable("cannot set up TLS (" + e.getMessage() + ")");
         }
