@@ -27,6 +27,8 @@ root=$(cd "$here/../.." && pwd)
 . "$root/bin/lib/daemon.sh"
 # shellcheck source=../../bin/lib/packages.sh
 . "$root/bin/lib/packages.sh"
+# shellcheck source=../../bin/lib/build.sh
+. "$root/bin/lib/build.sh"
 
 args="$*"
 targets=kodiak,nginx,haproxy
@@ -99,16 +101,6 @@ kill_stub() {   # DIR INDEX: kill -9, as a crash; sets killed to the time of the
 stop_stubs() {
   local i
   for i in 0 1 2; do daemon_stop "stub" "$1/stub-$i.pid" "FailoverStub.java ${stub_ports[$i]}" 10 >/dev/null || true; done
-}
-
-build_kodiak() {
-  local jar=$root/target/kodiak.jar
-  if [ ! -f "$jar" ] || [ ! -d "$root/target/lib" ] ||
-     [ -n "$(find "$root/src/main" "$root/pom.xml" -newer "$jar" -print -quit 2>/dev/null)" ]; then
-    log "build Kodiak (mvn -Dmaven.test.skip=true package; logs/build.log)"
-    timeout 900 mvn -B -q -f "$root/pom.xml" -Dmaven.test.skip=true package >"$out/logs/build.log" 2>&1 \
-      || { tail -n 20 "$out/logs/build.log" >&2; exit 1; }
-  fi
 }
 
 start_proxy() {   # TARGET DIR
@@ -218,7 +210,7 @@ load() {   # PORT SECONDS OUT PREFIX
   timeout $(($2 + 30)) "$java17" -Xmx512m "$here/FailoverLoad.java" "$1" "$connections" "$2" "$3" "$4"
 }
 
-[[ ,$targets, == *,kodiak,* ]] && build_kodiak
+if [[ ,$targets, == *,kodiak,* ]]; then kodiak_build_if_stale "$root" "$out/logs/build.log" || exit 1; fi
 read -r load_before _ </proc/loadavg
 log "targets $targets; $connections connections; warm-up ${warmup}s; run ${duration}s, kill at ${kill_at}s, restart at ${restart_at}s; load average $load_before"
 for round in $(seq 1 "$rounds"); do

@@ -21,6 +21,8 @@ root=$(cd "$here/../.." && pwd)
 . "$root/bin/lib/daemon.sh"
 # shellcheck source=../../bin/lib/packages.sh
 . "$root/bin/lib/packages.sh"
+# shellcheck source=../../bin/lib/build.sh
+. "$root/bin/lib/build.sh"
 
 args="$*"
 rounds=3 duration=10 warmup=15
@@ -146,13 +148,7 @@ run_wrk() {   # TARGET CELL SECONDS -> "requests errors"
 }
 
 # The daemon runs from target/kodiak.jar: rebuilt when the sources are newer (bin/proxy.sh only warns).
-jar=$root/target/kodiak.jar
-if [ ! -f "$jar" ] || [ ! -d "$root/target/lib" ] ||
-   [ -n "$(find "$root/src/main" "$root/pom.xml" -newer "$jar" -print -quit 2>/dev/null)" ]; then
-  log "build Kodiak (mvn -Dmaven.test.skip=true package; logs/build.log)"
-  timeout 900 mvn -B -q -f "$root/pom.xml" -Dmaven.test.skip=true package >"$out/logs/build.log" 2>&1 \
-    || { tail -n 20 "$out/logs/build.log" >&2; exit 1; }
-fi
+kodiak_build_if_stale "$root" "$out/logs/build.log" || exit 1
 
 targets=(kodiak nginx)
 cells=(keepalive-100b keepalive-10k handshake)
