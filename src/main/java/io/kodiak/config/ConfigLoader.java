@@ -17,9 +17,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
 
 /**
  * Builds a {@link ProxyConfig} from reference.conf, the user's file and -D overrides, and refuses

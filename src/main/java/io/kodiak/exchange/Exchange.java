@@ -201,11 +201,12 @@ public final class Exchange implements ResponseListener {
         boolean resumeClient = false;
         boolean waitForRoom = false;
         boolean unused;
+        UpstreamConnection state = UpstreamConnection.of(connection);
         synchronized (this) {
             unused = phase != Phase.CONNECTING || server != from;
             if (!unused) {
                 upstream = connection;
-                upstreamState = UpstreamConnection.of(connection);
+                upstreamState = state;
                 upstreamReused = upstreamState.bind(this) && !fresh;
                 phase = phase.bound(bodyReceived);
                 if (request.expectContinue() && !continueSent && !bodyReceived) {
@@ -246,7 +247,6 @@ public final class Exchange implements ResponseListener {
         if (resumeClient) {
             client.resumeReads();
         }
-        UpstreamConnection state = UpstreamConnection.of(connection);
         if (!connection.isOpen() && state.unbind(this)) {
             // The connection closed (the upstream reset it while it was idle in the pool, or died)
             // before this exchange was bound to it, so its close event reached nobody; unbinding

@@ -1,5 +1,6 @@
 package io.kodiak.upstream;
 
+import io.kodiak.transport.Deadline;
 import org.glassfish.grizzly.CompletionHandler;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.utils.DelayedExecutor;
@@ -20,7 +21,7 @@ final class FreshConnects {
     private final long timeoutMillis;
 
     FreshConnects(DelayedExecutor timers, long timeoutMillis) {
-        this.queue = timers.createDelayQueue(new Expiry(), new Deadline());
+        this.queue = timers.createDelayQueue(new Expiry(), Deadline.resolver(attempt -> attempt.deadline));
         this.timeoutMillis = timeoutMillis;
     }
 
@@ -34,7 +35,7 @@ final class FreshConnects {
     static final class Attempt {
         private final CompletionHandler<Connection> handler;
         private final AtomicBoolean settled = new AtomicBoolean();
-        private volatile long deadline;
+        private final Deadline deadline = new Deadline();
 
         private Attempt(CompletionHandler<Connection> handler) {
             this.handler = handler;
@@ -45,7 +46,8 @@ final class FreshConnects {
             if (!settled.compareAndSet(false, true)) {
                 return false;
             }
-            deadline = DelayedExecutor.UNSET_TIMEOUT;
+            // Settled: the timer drops the attempt at its next scan.
+            deadline.close();
             return true;
         }
 
@@ -61,24 +63,6 @@ final class FreshConnects {
                 attempt.handler.failed(new TimeoutException("connect timed out"));
             }
             return true;
-        }
-    }
-
-    private static final class Deadline implements DelayedExecutor.Resolver<Attempt> {
-        @Override
-        public boolean removeTimeout(Attempt attempt) {
-            attempt.deadline = DelayedExecutor.UNSET_TIMEOUT;
-            return true;
-        }
-
-        @Override
-        public long getTimeoutMillis(Attempt attempt) {
-            return attempt.deadline;
-        }
-
-        @Override
-        public void setTimeoutMillis(Attempt attempt, long timeoutMillis) {
-            attempt.deadline = timeoutMillis;
         }
     }
 }
