@@ -169,6 +169,10 @@ read_settings() {
   SETTINGS=$output
   parse_settings <<<"$SETTINGS"
   [ "$LISTENER_PORT" != 0 ] || fail "proxy.listener.port = 0 (any free port) is for tests; the daemon needs a fixed port"
+  local more
+  for more in ${MORE_LISTENERS[@]+"${MORE_LISTENERS[@]}"}; do
+    [[ $more != *:0 ]] || fail "a port 0 (any free port) in proxy.listeners is for tests; the daemon needs fixed ports"
+  done
   if [ "$ADMIN_ENABLED" = true ] && [ "$ADMIN_PORT" = 0 ]; then
     fail "proxy.admin.port = 0 (any free port) is for tests; the daemon needs a fixed port"
   fi
@@ -177,13 +181,16 @@ read_settings() {
 # Reads key=value lines (from read_settings or the settings file) into shell variables.
 parse_settings() {
   LISTENER_HOST=127.0.0.1 LISTENER_PORT=9401 LISTENER_SCHEME=http ADMIN_ENABLED=false ADMIN_HOST=127.0.0.1 ADMIN_PORT=9481
-  GRACE_SECONDS=30 ROUTES=()
-  local key value
+  GRACE_SECONDS=30 ROUTES=() MORE_LISTENERS=()
+  local key value scheme host port
   while IFS='=' read -r key value; do
     case $key in
       listener_host) LISTENER_HOST=$value ;;
       listener_port) LISTENER_PORT=$value ;;
       listener_scheme) LISTENER_SCHEME=$value ;;
+      more_listener)
+        read -r scheme host port <<<"$value"
+        MORE_LISTENERS+=("$scheme://$(url_host "$host"):$port") ;;
       admin_enabled) ADMIN_ENABLED=$value ;;
       admin_host) ADMIN_HOST=$value ;;
       admin_port) ADMIN_PORT=$value ;;
@@ -205,6 +212,16 @@ url_host() {
 
 listener_url() {
   echo "$LISTENER_SCHEME://$(url_host "$LISTENER_HOST"):$LISTENER_PORT"
+}
+
+# proxy.listener's URL, then those of proxy.listeners, comma-separated.
+listener_urls() {
+  local urls more
+  urls=$(listener_url)
+  for more in ${MORE_LISTENERS[@]+"${MORE_LISTENERS[@]}"}; do
+    urls+=", $more"
+  done
+  echo "$urls"
 }
 
 admin_url() {
@@ -284,7 +301,7 @@ cmd_start() {
     rm -f "$SETTINGS_FILE"
     exit 1
   fi
-  echo "Kodiak started: pid $(cat "$PID_FILE"), listening on $(listener_url)"
+  echo "Kodiak started: pid $(cat "$PID_FILE"), listening on $(listener_urls)"
   print_routes
   if [ "$ADMIN_ENABLED" = true ]; then
     echo "  admin     $(admin_url)/health, $(admin_url)/metrics"
@@ -385,7 +402,7 @@ cmd_status() {
   uptime=$(daemon_uptime "$pid")
   echo "Kodiak is running: pid $pid, up $(format_duration "${uptime:-0}"), base $PROXY_BASE"
   if load_recorded_settings; then
-    echo "  listener  $(listener_url)"
+    echo "  listener  $(listener_urls)"
     print_routes
     print_live_state
   else

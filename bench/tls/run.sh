@@ -2,11 +2,13 @@
 # bin/bench.sh tls [--quick] [--rounds N] [--duration S]
 #
 # TLS termination, Kodiak against nginx in one run: each terminates TLS 1.3 (the same ECDSA P-256
-# certificate, made here with openssl) and forwards to the same plain nginx backend on loopback.
-# wrk loads each in turn, the targets alternating within every round:
+# certificate, made here with openssl) and forwards to the same nginx backend on loopback: plain
+# HTTP, or under /tls/ HTTPS (both proxies verify the backend's certificate and keep their TLS
+# connections to it pooled). wrk loads each in turn, the targets alternating within every round:
 #   keepalive-100b, keepalive-10k  80 keep-alive connections, GET of a 100 B or 10 KB body;
 #   handshake                       80 connections sending "Connection: close": a full handshake per
-#                                   request (wrk keeps no session cache), so this is handshakes/s.
+#                                   request (wrk keeps no session cache), so this is handshakes/s;
+#   tls-upstream-100b, -10k         as keepalive-*, with TLS to the backend too (TLS on both sides).
 # Per run: req/s, errors, and the proxy's own CPU per request (utime + stime of its processes from
 # /proc, the figure that holds on a shared machine). Kodiak runs as bin/proxy.sh ships it, with its
 # access log off like nginx's (bench/throughput/logback.xml). Each target gets a 15 s warm-up first
@@ -46,7 +48,7 @@ stamp=$(date -u +%Y%m%d-%H%M%S)
 out=$root/target/bench/tls-$stamp
 mkdir -p "$out/logs" "$out/www" "$out/tls"
 log() { echo "[tls $(date -u +%H:%M:%S)] $*"; }
-declare -A PORT=([kodiak]=9801 [nginx]=9802 [backend]=9803)
+declare -A PORT=([kodiak]=9801 [nginx]=9802 [backend]=9803 [backend-tls]=9804)
 
 started=()
 cleanup() {
@@ -84,15 +86,25 @@ start_nginx() {   # NAME PORT
   started+=("$out/$1/daemon.pid|-p $out/$1/")
 }
 
-nginx_conf backend "" "server { listen 127.0.0.1:${PORT[backend]} backlog=4096; root $out/www; keepalive_requests 1000000; }"
+nginx_conf backend "" "server { listen 127.0.0.1:${PORT[backend]} backlog=4096; root $out/www; keepalive_requests 1000000; }
+  server {
+    listen 127.0.0.1:${PORT[backend-tls]} ssl backlog=4096; root $out/www; keepalive_requests 1000000;
+    ssl_certificate $out/tls/server.pem; ssl_certificate_key $out/tls/server.key; ssl_protocols TLSv1.3 TLSv1.2;
+  }"
 start_nginx backend "${PORT[backend]}"
 
 nginx_conf nginx "" "upstream backend { server 127.0.0.1:${PORT[backend]}; keepalive 256; }
+  upstream backend_tls { server 127.0.0.1:${PORT[backend-tls]}; keepalive 256; }
   server {
     listen 127.0.0.1:${PORT[nginx]} ssl backlog=4096;
     ssl_certificate $out/tls/server.pem; ssl_certificate_key $out/tls/server.key;
     ssl_protocols TLSv1.3 TLSv1.2; keepalive_requests 1000000;
     location / { proxy_pass http://backend; proxy_http_version 1.1; proxy_set_header Connection \"\"; }
+    location /tls/ {
+      proxy_pass https://backend_tls/; proxy_http_version 1.1; proxy_set_header Connection \"\";
+      proxy_ssl_verify on; proxy_ssl_trusted_certificate $out/tls/server.pem;
+      proxy_ssl_name localhost; proxy_ssl_server_name on; proxy_ssl_protocols TLSv1.3 TLSv1.2;
+    }
   }"
 
 kodiak_conf() {   # NAME
@@ -102,8 +114,9 @@ proxy {
     host = "127.0.0.1", port = ${PORT[$1]}, idle-timeout = 600s
     tls { certificate = "$out/tls/server.pem", key = "$out/tls/server.key" }
   }
-  routes = [ { prefix = "/", upstream = "http://127.0.0.1:${PORT[backend]}" } ]
-  upstream { max-connections = 1000, idle-timeout = 600s }
+  routes = [ { prefix = "/", upstream = "http://127.0.0.1:${PORT[backend]}" },
+             { prefix = "/tls/", upstream = "https://127.0.0.1:${PORT[backend-tls]}/" } ]
+  upstream { max-connections = 1000, idle-timeout = 600s, tls { trust = "$out/tls/server.pem", server-name = "localhost" } }
   admin { enabled = false }
 }
 CONF
@@ -141,6 +154,8 @@ run_wrk() {   # TARGET CELL SECONDS -> "requests errors"
     keepalive-100b) url+=/100b ;;
     keepalive-10k) url+=/10k ;;
     handshake) url+=/100b; extra=(-H "Connection: close") ;;
+    tls-upstream-100b) url+=/tls/100b ;;
+    tls-upstream-10k) url+=/tls/10k ;;
   esac
   timeout $(($3 + 30)) wrk -t2 -c80 -d"${3}s" ${extra[@]+"${extra[@]}"} "$url" >"$out/logs/wrk-$1-$2.last" 2>&1 || true
   awk '/requests in/ {r = $1} /Non-2xx/ {e += $NF} /Socket errors/ {gsub(",", ""); e += $4 + $6 + $8 + $10} END {print r + 0, e + 0}' \
@@ -151,7 +166,7 @@ run_wrk() {   # TARGET CELL SECONDS -> "requests errors"
 kodiak_build_if_stale "$root" "$out/logs/build.log" || exit 1
 
 targets=(kodiak nginx)
-cells=(keepalive-100b keepalive-10k handshake)
+cells=(keepalive-100b keepalive-10k handshake tls-upstream-100b tls-upstream-10k)
 read -r load_before _ </proc/loadavg
 log "rounds $rounds, ${duration}s per cell, ${warmup}s warm-up per target; load average $load_before"
 for t in "${targets[@]}"; do start_target "$t"; done
@@ -187,7 +202,7 @@ awk -F'\t' -v hz="$ticks_per_second" -v cmd="bin/bench.sh tls $args" -v lb="$loa
   function hi(a, k, m) { sortv(a, k, m); return s[m] }
   END {
     md = out "/report.md"; js = out "/results.json"
-    print "# TLS termination: Kodiak against nginx\n" > md
+    print "# TLS on both sides: Kodiak against nginx\n" > md
     print "- **command**: " cmd > md
     print "- **load average**: " lb " before, " la " after" > md
     print "- each cell: median (min–max) over the rounds; CPU is the proxy'"'"'s own (utime + stime), per request\n" > md

@@ -58,11 +58,11 @@ public final class Kodiak {
         this.upstreams = new UpstreamClient(config, timers, memory, tlsObserver);
         this.services = new ForwardingServices(new Router(config.routes()), upstreams, timers,
                 config.upstream().responseTimeout().toMillis(), config.listener().idleTimeout().toMillis(),
-                config.listener().maxBodySize(), drain, observer, config.listener().tls() != null);
+                config.listener().maxBodySize(), drain, observer);
         int maxClients = ConnectionBudget.clientLimit(config.listener().maxConnections(), ConnectionBudget.openFileLimit(),
                 upstreams.maxConnections());
-        this.listener = new ProxyListener(config.listener(), maxClients, new Admission(services), drain, timers, memory,
-                tlsObserver);
+        this.listener = new ProxyListener(config.listener(), config.endpoints(), maxClients, new Admission(services),
+                drain, timers, memory, tlsObserver);
     }
 
     public void start() throws IOException {

@@ -19,6 +19,9 @@ public final class SettingsReport {
         out.println("listener_host=" + config.listener().host());
         out.println("listener_port=" + config.listener().port());
         out.println("listener_scheme=" + (config.listener().tls() == null ? "http" : "https"));
+        for (ProxyConfig.Endpoint more : config.moreListeners()) {
+            out.println("more_listener=" + more.scheme() + " " + more.host() + " " + more.port());
+        }
         out.println("admin_enabled=" + config.admin().enabled());
         out.println("admin_host=" + config.admin().host());
         out.println("admin_port=" + config.admin().port());

@@ -17,9 +17,11 @@ import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
+import org.glassfish.grizzly.ssl.SSLUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.net.ssl.SSLEngine;
 import java.net.InetSocketAddress;
 
 /**
@@ -64,6 +66,8 @@ final class ClientConnection implements ClientSide {
     private final RequestHead head = new RequestHead();
     private final BodyReader body;
     private String address;
+    /** Only the reading thread touches it; null until asked (and always on a plain listener). */
+    private String tlsProtocol;
     /** Read by the timer thread; see {@link IdleClock}. */
     private final Deadline idleDeadline = new Deadline();
 
@@ -160,12 +164,12 @@ final class ClientConnection implements ClientSide {
         }
         Admission.Decision decision = admission.decide(head);
         if (decision.refusal() != null) {
-            admission.recordRefusal(address(), head, decision.route(), decision.refusal(), start);
+            admission.recordRefusal(this, head, decision.route(), decision.refusal(), start);
             answer(decision.refusal(), head.method() == io.kodiak.http.RequestMethod.HEAD);
             return null;
         }
         startBody();
-        Exchange exchange = admission.begin(this, head, decision.route(), address());
+        Exchange exchange = admission.begin(this, head, decision.route());
         boolean closed;
         synchronized (this) {
             // Closed (idle timer, a close event on another thread) while the head was read?
@@ -326,7 +330,7 @@ final class ClientConnection implements ClientSide {
         synchronized (this) {
             state = State.CLOSING;
         }
-        admission.recordRefusal(address(), parsed, null, error, start);
+        admission.recordRefusal(this, parsed, null, error, start);
         if (LOG.isDebugEnabled()) {
             LOG.debug("refused a request from {}: {} {}: {}", address(), error.status, error.text, detail);
         }
@@ -511,11 +515,25 @@ final class ClientConnection implements ClientSide {
     }
 
     /** The client's IP address as text, for X-Forwarded-For and the access log. */
-    String address() {
+    @Override
+    public String address() {
         if (address == null) {
             Object peer = connection.getPeerAddress();
             address = peer instanceof InetSocketAddress inet ? inet.getAddress().getHostAddress() : String.valueOf(peer);
         }
         return address;
+    }
+
+    /**
+     * The TLS protocol the connection negotiated (TLSv1.3...), null on a plain listener. Read once:
+     * the first request follows the handshake, and renegotiation is refused (see ServerTls).
+     */
+    @Override
+    public String tlsProtocol() {
+        if (settings.tls() && tlsProtocol == null) {
+            SSLEngine engine = SSLUtils.getSSLEngine(connection);
+            tlsProtocol = engine == null ? "-" : engine.getSession().getProtocol();
+        }
+        return tlsProtocol;
     }
 }

@@ -27,6 +27,7 @@ import java.util.Set;
 public final class ConfigLoader {
     private static final Set<String> ROUTE_KEYS = Set.of("prefix", "upstream", "preserve-host", "upgrade");
     private static final String GROUPS = "proxy.upstreams";
+    private static final Set<String> LISTENER_KEYS = Set.of("host", "port", "tls");
     /** proxy.upstream.tls keys without a default (absent: no client certificate, the URL's host as SNI). */
     private static final Set<String> OPTIONAL_UPSTREAM_TLS_KEYS = Set.of("upstream.tls.certificate", "upstream.tls.key",
             "upstream.tls.server-name");
@@ -112,23 +113,76 @@ public final class ConfigLoader {
                 MemoryManagerName::parse, MemoryManagerName.allNames(), MemoryManagerName.HEAP.configName(),
                 MemoryManagerName.HEAP));
 
+        List<ProxyConfig.Endpoint> moreListeners = moreListeners(host, port);
         ProxyConfig.Admin admin = new ProxyConfig.Admin(keys.bool("proxy.admin.enabled"),
                 keys.string("proxy.admin.host"), keys.port("proxy.admin.port"));
-        if (admin.enabled() && admin.port() == port && admin.port() > 0) {
-            problems.add(new ConfigProblem("proxy.admin.port", String.valueOf(admin.port()),
-                    "a port other than proxy.listener.port (the admin endpoints are never on the proxied port)"));
+        List<ProxyConfig.Endpoint> endpoints = new ArrayList<>();
+        endpoints.add(new ProxyConfig.Endpoint("proxy.listener", host, port, listener.tls()));
+        endpoints.addAll(moreListeners);
+        for (ProxyConfig.Endpoint endpoint : endpoints) {
+            if (admin.enabled() && admin.port() == endpoint.port() && admin.port() > 0) {
+                problems.add(new ConfigProblem("proxy.admin.port", String.valueOf(admin.port()),
+                        "a port other than " + endpoint.key() + ".port (the admin endpoints are never on a proxied port)"));
+            }
         }
 
         Duration grace = keys.duration("proxy.shutdown.grace-period", Duration.ZERO, "a duration of 0s or more, e.g. 30s");
         Map<String, UpstreamGroupConfig> groups = new LinkedHashMap<>(
-                new GroupsReader(keys, upstream).read(GROUPS));
+                new GroupsReader(keys, upstream, warnings).read(GROUPS));
         List<Route> routes = routes(groups, upstream);
 
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
-        return new ProxyConfig(listener, routes, upstream, buffers, admin, grace, List.copyOf(groups.values()),
+        return new ProxyConfig(listener, moreListeners, routes, upstream, buffers, admin, grace, List.copyOf(groups.values()),
                 List.copyOf(warnings));
+    }
+
+    // ------------------------------------------------------------- listeners
+
+    /**
+     * proxy.listeners: more addresses, each { host, port, tls }, sharing every other setting with
+     * proxy.listener (so one instance serves 80 and 443). Two listeners on one address are refused.
+     */
+    private List<ProxyConfig.Endpoint> moreListeners(String defaultHost, int defaultPort) {
+        String key = "proxy.listeners";
+        List<? extends Config> entries;
+        try {
+            entries = config.getConfigList(key);
+        } catch (com.typesafe.config.ConfigException e) {
+            problems.add(new ConfigProblem(key, keys.render(key), "a list of { host = \"...\", port = N, tls { ... } }"));
+            return List.of();
+        }
+        List<ProxyConfig.Endpoint> endpoints = new ArrayList<>();
+        Set<String> addresses = new HashSet<>();
+        if (defaultPort != 0) {
+            addresses.add(address(defaultHost, defaultPort));
+        }
+        for (int i = 0; i < entries.size(); i++) {
+            String at = key + "[" + i + "]";
+            ConfigReader entry = keys.entry(entries.get(i), at);
+            for (String k : entries.get(i).root().keySet()) {
+                if (!LISTENER_KEYS.contains(k)) {
+                    entry.problem(k, entries.get(i).getValue(k).render(), "one of the listener keys " + LISTENER_KEYS
+                            + " (every other setting is proxy.listener's)");
+                }
+            }
+            String host = entry.has("host") ? entry.string("host") : defaultHost;
+            if (!entry.has("port")) {
+                entry.problem("port", "(missing)", "a port number from 1 to 65535");
+                continue;
+            }
+            int port = entry.port("port");
+            if (port != 0 && !addresses.add(address(host, port))) {
+                entry.problem("port", String.valueOf(port), "an address (host and port) no other listener uses");
+            }
+            endpoints.add(new ProxyConfig.Endpoint(at, host, port, new TlsReader(entry, warnings).read("tls")));
+        }
+        return List.copyOf(endpoints);
+    }
+
+    private static String address(String host, int port) {
+        return host.toLowerCase(java.util.Locale.ROOT) + " " + port;
     }
 
     // ---------------------------------------------------------------- routes

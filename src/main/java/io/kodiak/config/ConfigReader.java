@@ -16,14 +16,29 @@ import java.util.function.Function;
 final class ConfigReader {
     private final Config config;
     private final List<ConfigProblem> problems;
+    /** How the user names {@code config}'s root: empty for the whole file, "proxy.listeners[1]." for a list entry. */
+    private final String prefix;
 
     ConfigReader(Config config, List<ConfigProblem> problems) {
+        this(config, problems, "");
+    }
+
+    private ConfigReader(Config config, List<ConfigProblem> problems, String prefix) {
         this.config = config;
         this.problems = problems;
+        this.prefix = prefix;
+    }
+
+    /**
+     * A reader of one entry of a list (which has no path of its own), whose problems name the key
+     * as the user would find it: {@code at} + "." + the key inside the entry.
+     */
+    ConfigReader entry(Config entry, String at) {
+        return new ConfigReader(entry, problems, prefix + at + ".");
     }
 
     void problem(String key, String value, String expected) {
-        problems.add(new ConfigProblem(key, value, expected));
+        problems.add(new ConfigProblem(prefix + key, value, expected));
     }
 
     boolean has(String key) {
@@ -38,7 +53,7 @@ final class ConfigReader {
         try {
             return getter.apply(key);
         } catch (com.typesafe.config.ConfigException e) {
-            problems.add(new ConfigProblem(key, render(key), expected));
+            problem(key, render(key), expected);
             return fallback;
         }
     }
@@ -54,7 +69,7 @@ final class ConfigReader {
     String string(String key) {
         String value = read(key, config::getString, "a non-empty string", "");
         if (value.isBlank() && config.hasPath(key)) {
-            problems.add(new ConfigProblem(key, render(key), "a non-empty host name or address"));
+            problem(key, render(key), "a non-empty host name or address");
         }
         return value;
     }
@@ -71,7 +86,7 @@ final class ConfigReader {
     int intInRange(String key, int min, int max, String expected) {
         int value = read(key, config::getInt, expected, min);
         if (value < min || value > max) {
-            problems.add(new ConfigProblem(key, render(key), expected));
+            problem(key, render(key), expected);
         }
         return value;
     }
@@ -79,7 +94,7 @@ final class ConfigReader {
     Duration duration(String key, Duration min, String expected) {
         Duration value = read(key, config::getDuration, expected, min);
         if (value.compareTo(min) < 0) {
-            problems.add(new ConfigProblem(key, render(key), expected));
+            problem(key, render(key), expected);
         }
         return value;
     }
@@ -87,7 +102,7 @@ final class ConfigReader {
     long size(String key, long min, long max, String expected) {
         long value = read(key, k -> config.getBytes(k), expected, min);
         if (value < min || value > max) {
-            problems.add(new ConfigProblem(key, render(key), expected));
+            problem(key, render(key), expected);
         }
         return value;
     }
@@ -100,7 +115,7 @@ final class ConfigReader {
         }
         long value = read(key, k -> config.getBytes(k), expected, -1L);
         if (value < 0) {
-            problems.add(new ConfigProblem(key, render(key), expected));
+            problem(key, render(key), expected);
         }
         return value;
     }
@@ -110,7 +125,7 @@ final class ConfigReader {
         String expected = "one of " + names;
         String value = read(key, config::getString, expected, fallbackName);
         return parse.apply(value).orElseGet(() -> {
-            problems.add(new ConfigProblem(key, render(key), expected));
+            problem(key, render(key), expected);
             return fallback;
         });
     }

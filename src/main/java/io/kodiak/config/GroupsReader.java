@@ -1,6 +1,7 @@
 package io.kodiak.config;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
 import io.kodiak.config.UpstreamGroupConfig.Balance;
@@ -10,6 +11,7 @@ import io.kodiak.config.UpstreamGroupConfig.Passive;
 import io.kodiak.config.UpstreamGroupConfig.Retry;
 import io.kodiak.config.UpstreamGroupConfig.RetryOn;
 import io.kodiak.config.UpstreamGroupConfig.Server;
+import io.kodiak.tls.UpstreamTlsSettings;
 
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -31,7 +33,8 @@ import java.util.regex.Pattern;
  */
 final class GroupsReader {
     private static final Set<String> GROUP_KEYS = Set.of("servers", "balance", "hash-key", "passive", "health-check",
-            "retry", "max-connections", "connect-timeout", "response-timeout", "idle-timeout");
+            "retry", "max-connections", "connect-timeout", "response-timeout", "idle-timeout", "tls");
+    static final Set<String> UPSTREAM_TLS_KEYS = Set.of("trust", "verify-hostname", "certificate", "key", "server-name");
     private static final Set<String> SERVER_KEYS = Set.of("url", "weight", "backup");
     private static final Set<String> PASSIVE_KEYS = Set.of("max-fails", "fail-timeout");
     private static final Set<String> CHECK_KEYS = Set.of("path", "interval", "timeout", "rise", "fall");
@@ -47,10 +50,12 @@ final class GroupsReader {
 
     private final ConfigReader keys;
     private final ProxyConfig.Upstream defaults;
+    private final List<String> warnings;
 
-    GroupsReader(ConfigReader keys, ProxyConfig.Upstream defaults) {
+    GroupsReader(ConfigReader keys, ProxyConfig.Upstream defaults, List<String> warnings) {
         this.keys = keys;
         this.defaults = defaults;
+        this.warnings = warnings;
     }
 
     Map<String, UpstreamGroupConfig> read(String key) {
@@ -124,7 +129,7 @@ final class GroupsReader {
                 optionalDuration(at + ".connect-timeout", defaults.connectTimeout(), Duration.ofMillis(1), "a positive duration, e.g. 5s"),
                 optionalDuration(at + ".response-timeout", defaults.responseTimeout(), Duration.ofMillis(1), "a positive duration, e.g. 30s"),
                 optionalDuration(at + ".idle-timeout", defaults.idleTimeout(), Duration.ofMillis(1), "a positive duration, e.g. 60s"),
-                defaults.tls());
+                isObject(at + ".tls") ? tls(at + ".tls") : defaults.tls());
         if (servers.isEmpty()) {
             return null;
         }
@@ -299,6 +304,18 @@ final class GroupsReader {
             return false;
         }
         return true;
+    }
+
+    /**
+     * A group's own upstream TLS: its keys over proxy.upstream.tls's, so a group names only what
+     * differs (a private CA, a client certificate); a mistake is named under the group's key.
+     */
+    private UpstreamTlsSettings tls(String at) {
+        unknownKeys(at, UPSTREAM_TLS_KEYS);
+        Config merged = keys.config().getConfig(at).withFallback(keys.config().getConfig("proxy.upstream.tls"));
+        Config scoped = ConfigFactory.empty().withValue("tls", merged.root());
+        return new TlsReader(keys.entry(scoped, at.substring(0, at.length() - ".tls".length())), warnings)
+                .readUpstream("tls");
     }
 
     private void unknownKeys(String at, Set<String> known) {

@@ -5,6 +5,7 @@ import io.kodiak.tls.TlsSettings;
 import io.kodiak.tls.UpstreamTlsSettings;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -12,8 +13,27 @@ import java.util.List;
  * group the routes use, the named ones from proxy.upstreams and one implicit group per route
  * origin given as host:port, in the order first named.
  */
-public record ProxyConfig(Listener listener, List<Route> routes, Upstream upstream, Buffers buffers, Admin admin,
-                          Duration shutdownGracePeriod, List<UpstreamGroupConfig> groups, List<String> warnings) {
+public record ProxyConfig(Listener listener, List<Endpoint> moreListeners, List<Route> routes, Upstream upstream,
+                          Buffers buffers, Admin admin, Duration shutdownGracePeriod, List<UpstreamGroupConfig> groups,
+                          List<String> warnings) {
+
+    /** Every address Kodiak serves on: proxy.listener's first, then proxy.listeners' in order. */
+    public List<Endpoint> endpoints() {
+        List<Endpoint> all = new ArrayList<>(1 + moreListeners.size());
+        all.add(new Endpoint("proxy.listener", listener.host(), listener.port(), listener.tls()));
+        all.addAll(moreListeners);
+        return all;
+    }
+
+    /**
+     * One listening address with its own TLS (null: plain HTTP); every other setting is proxy.listener's.
+     * {@code key}: where it is configured, for messages.
+     */
+    public record Endpoint(String key, String host, int port, TlsSettings tls) {
+        public String scheme() {
+            return tls == null ? "http" : "https";
+        }
+    }
 
     /**
      * Client-facing side. {@code maxBodySize} is -1 when unlimited; thread counts are resolved (never 0);

@@ -13,6 +13,7 @@ import org.slf4j.bridge.SLF4JBridgeHandler;
 
 import java.io.File;
 import java.io.IOException;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -77,8 +78,7 @@ public final class Main {
         try {
             kodiak.start();
         } catch (IOException e) {
-            System.err.println("kodiak: cannot listen on " + config.listener().host() + ":"
-                    + config.listener().port() + ": " + e.getMessage());
+            System.err.println("kodiak: cannot listen on " + e.getMessage());
             System.exit(1);
             return;
         }
@@ -94,8 +94,12 @@ public final class Main {
             stopped.countDown();
         }, "kodiak-shutdown"));
 
-        LOG.info("Kodiak listening on {}:{}{} (io-strategy {}, {} selector threads, up to {} client connections)",
-                config.listener().host(), kodiak.port(), config.listener().tls() == null ? "" : " with TLS",
+        List<ProxyConfig.Endpoint> endpoints = config.endpoints();
+        for (int i = 0; i < endpoints.size(); i++) {
+            LOG.info("Kodiak listening on {}:{} ({}, {})", endpoints.get(i).host(), kodiak.listener().port(i),
+                    endpoints.get(i).scheme(), endpoints.get(i).key());
+        }
+        LOG.info("io-strategy {}, {} selector threads, up to {} client connections",
                 config.listener().ioStrategy().configName(), config.listener().selectorThreads(),
                 kodiak.listener().maxConnections());
         for (String warning : config.warnings()) {

@@ -50,9 +50,10 @@ public final class Admission {
     }
 
     /** Starts forwarding {@code head} on {@code route} for {@code client}. */
-    public Exchange begin(ClientSide client, RequestHead head, Route route, String clientAddress) {
+    public Exchange begin(ClientSide client, RequestHead head, Route route) {
         boolean upgrade = head.asksUpgrade() && route.upgrade();
-        Exchange exchange = new Exchange(services, client, head, ForwardedRequest.of(head, upgrade, clientAddress), route);
+        Exchange exchange = new Exchange(services, client, head,
+                ForwardedRequest.of(head, upgrade, client.address(), client.tlsProtocol()), route);
         services.drain().exchangeStarted();
         return exchange;
     }
@@ -61,9 +62,9 @@ public final class Admission {
      * Counts and logs a request answered in Kodiak's own name without an exchange. Recorded
      * before the answer leaves: a client that reads it and then asks /metrics must find it counted.
      */
-    public void recordRefusal(String clientAddress, RequestHead head, Route route, ProxyError refusal, long startNanos) {
+    public void recordRefusal(ClientSide client, RequestHead head, Route route, ProxyError refusal, long startNanos) {
         services.onError(refusal);
-        services.recorder().refusal(clientAddress, head == null ? null : head.methodName(),
+        services.recorder().refusal(client.address(), client.tlsProtocol(), head == null ? null : head.methodName(),
                 head == null ? null : head.path(), head == null ? null : head.query(), route, refusal,
                 System.nanoTime() - startNanos);
     }

@@ -8,6 +8,12 @@ import org.glassfish.grizzly.WriteHandler;
 public interface ClientSide {
     Connection<?> connection();
 
+    /** The client's IP address as text (X-Forwarded-For, the access log). */
+    String address();
+
+    /** The TLS protocol the connection speaks (TLSv1.3...), null on a plain listener. */
+    String tlsProtocol();
+
     /** Response bytes, in order; never blocks (the transport queues them). */
     void write(Buffer bytes);
 

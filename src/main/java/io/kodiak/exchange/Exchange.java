@@ -97,7 +97,7 @@ public final class Exchange implements ResponseListener {
         this.memory = client.connection().getMemoryManager();
         this.upstreamHead = UpstreamRequestHead.build(head, route, route.rewrite(request.path()),
                 group.settings().pool().persistentConnections(), request.upgrade(), request.clientAddress(),
-                services.tls(), memory);
+                request.secure(), memory);
         this.bodyReceived = !head.hasBody();
     }
 

@@ -21,12 +21,10 @@ public final class ForwardingServices {
     private final Map<String, LongAdder> errorsByCause = new ConcurrentHashMap<>();
     private final ExchangeObserver observer;
     private final Recorder recorder;
-    private final boolean tls;
 
     public ForwardingServices(Router router, UpstreamClient upstreams, org.glassfish.grizzly.utils.DelayedExecutor timers,
                               long responseTimeoutMillis, long stallTimeoutMillis, long maxBodySize, Drain drain,
-                              ExchangeObserver observer, boolean tls) {
-        this.tls = tls;
+                              ExchangeObserver observer) {
         this.observer = observer;
         this.recorder = new Recorder(observer);
         this.router = router;
@@ -36,11 +34,6 @@ public final class ForwardingServices {
         this.stallTimeoutMillis = stallTimeoutMillis;
         this.drain = drain;
         this.maxBodySize = maxBodySize;
-    }
-
-    /** The listener speaks TLS: requests go upstream with X-Forwarded-Proto: https. */
-    boolean tls() {
-        return tls;
     }
 
     Router router() {

@@ -17,7 +17,7 @@ final class Recorder {
         observer.onExchange(route.prefix(), servers, status, bytesIn, bytesOut, upstreamNanos, totalNanos);
         if (AccessLog.enabled()) {
             AccessLog.record(request.clientAddress(), request.methodName(), request.path(), request.query(), status,
-                    bytesIn, bytesOut, servers, upstreamNanos, totalNanos);
+                    bytesIn, bytesOut, servers, upstreamNanos, totalNanos, request.tlsProtocol());
         }
     }
 
@@ -25,12 +25,12 @@ final class Recorder {
      * A request answered in Kodiak's own name without an exchange. {@code method} and {@code path}
      * are null when the head was refused before they could be read.
      */
-    void refusal(String clientAddress, String method, String path, String query, Route route, ProxyError error,
+    void refusal(String clientAddress, String tlsProtocol, String method, String path, String query, Route route, ProxyError error,
                  long elapsedNanos) {
         observer.onExchange(route == null ? null : route.prefix(), null, error.status, 0, 0, -1, elapsedNanos);
         if (AccessLog.enabled()) {
             AccessLog.record(clientAddress, method == null ? "-" : method, path == null ? "-" : path, query,
-                    error.status, 0, 0, null, -1, elapsedNanos);
+                    error.status, 0, 0, null, -1, elapsedNanos, tlsProtocol);
         }
     }
 }

@@ -10,6 +10,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -33,8 +35,8 @@ final class ConnectionLimit extends ConnectionProbe.Adapter implements CloseList
     private final int max;
     private final AtomicInteger open = new AtomicInteger();
     private final AtomicLong pauses = new AtomicLong();
-    // Guarded by this.
-    private Connection<?> listening;
+    // Guarded by this: every listening socket, all paused together.
+    private final List<Connection<?>> listening = new ArrayList<>();
     private boolean paused;
     private long lastLogNanos;
     private long pausesAtLastLog;
@@ -46,12 +48,18 @@ final class ConnectionLimit extends ConnectionProbe.Adapter implements CloseList
         this.max = max;
     }
 
-    /** Starts counting the connections {@code listening} accepts, and pausing it at the limit. */
-    void attach(Connection<?> listening) {
+    /**
+     * Starts counting the connections {@code socket} accepts, and pausing it at the limit together
+     * with the sockets attached before it.
+     */
+    void attach(Connection<?> socket) {
         synchronized (this) {
-            this.listening = listening;
+            listening.add(socket);
+            if (paused) {
+                setAccepting(socket, false);
+            }
         }
-        listening.getMonitoringConfig().addProbes(this);
+        socket.getMonitoringConfig().addProbes(this);
         update();
     }
 
@@ -73,7 +81,7 @@ final class ConnectionLimit extends ConnectionProbe.Adapter implements CloseList
 
     private void update() {
         synchronized (this) {
-            if (listening == null) {
+            if (listening.isEmpty()) {
                 return;
             }
             boolean full = open.get() >= max;
@@ -81,17 +89,25 @@ final class ConnectionLimit extends ConnectionProbe.Adapter implements CloseList
                 return;
             }
             paused = full;
-            try {
-                if (full) {
-                    listening.disableIOEvent(IOEvent.SERVER_ACCEPT);
-                    pauses.incrementAndGet();
-                    logPause();
-                } else {
-                    listening.enableIOEvent(IOEvent.SERVER_ACCEPT);
-                }
-            } catch (IOException e) {
-                // The listening socket is closed (the proxy is stopping): nothing is accepted either way.
+            for (Connection<?> socket : listening) {
+                setAccepting(socket, !full);
             }
+            if (full) {
+                pauses.incrementAndGet();
+                logPause();
+            }
+        }
+    }
+
+    private static void setAccepting(Connection<?> socket, boolean accepting) {
+        try {
+            if (accepting) {
+                socket.enableIOEvent(IOEvent.SERVER_ACCEPT);
+            } else {
+                socket.disableIOEvent(IOEvent.SERVER_ACCEPT);
+            }
+        } catch (IOException e) {
+            // The listening socket is closed (the proxy is stopping): nothing is accepted either way.
         }
     }
 

@@ -21,6 +21,7 @@ import org.glassfish.grizzly.utils.DelayedExecutor;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,13 +60,18 @@ public final class UpstreamClient {
         transport.setName("kodiak-upstream");
         healthChecks = new HealthChecks(transport, timers);
 
-        UpstreamTls tls = config.groups().stream().anyMatch(g -> g.servers().stream().anyMatch(UpstreamGroupConfig.Server::tls))
-                ? upstreamTls(config.upstream().tls()) : null;
+        // One TLS context per distinct setting (proxy.upstream.tls, and each group's own), shared
+        // by the servers that use it, so TLS sessions are resumed across a group's servers.
+        Map<UpstreamTlsSettings, UpstreamTls> contexts = new HashMap<>();
         for (UpstreamGroupConfig settings : config.groups()) {
             ProxyConfig.Upstream pool = settings.pool();
             List<UpstreamServer> servers = new ArrayList<>();
             for (UpstreamGroupConfig.Server server : settings.servers()) {
-                SocketConnectorHandler connector = server.tls() ? tlsConnector(tls, server) : transport;
+                SocketConnectorHandler connector = server.tls()
+                        ? tlsConnector(contexts.computeIfAbsent(pool.tls(), tls -> upstreamTls(tls,
+                                tls.equals(config.upstream().tls()) ? "proxy.upstream.tls" : "proxy.upstreams." + settings.name() + ".tls")),
+                                server)
+                        : transport;
                 UpstreamPool connections = new UpstreamPool(new UpstreamTarget(server.host(), server.port(), ""),
                         connector, timers, pool.maxConnections(), pool.connectTimeout().toMillis(),
                         pool.idleTimeout().toMillis(), pool.persistentConnections());
@@ -76,11 +82,12 @@ public final class UpstreamClient {
         }
     }
 
-    private static UpstreamTls upstreamTls(UpstreamTlsSettings settings) {
+    /** {@code key}: where the settings come from, for the message when a file changed since it was checked. */
+    private static UpstreamTls upstreamTls(UpstreamTlsSettings settings, String key) {
         try {
             return UpstreamTls.create(settings);
         } catch (PemMaterial.Unusable e) {
-            throw new IllegalStateException("proxy.upstream.tls: " + e.getMessage(), e);
+            throw new IllegalStateException(key + ": " + e.getMessage(), e);
         }
     }
 

@@ -9,6 +9,7 @@ import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 import java.util.Set;
 
@@ -258,5 +259,43 @@ class ConfigLoaderTest {
                 "proxy.upstreams.orders.servers", "65 servers", "at most 64");
         assertProblem(rejected(ORDERS_ROUTE + "proxy.upstreams.orders_1.servers = [\"http://h:1\"]"),
                 "proxy.upstreams.orders_1", "", "letters, digits");
+    }
+
+    @Test
+    void moreListenersShareTheListenerSettingsAndNameTheirMistakes() {
+        ProxyConfig config = ConfigLoader.fromConfig(ConfigFactory.parseString(
+                "proxy.listeners = [ { port = 9402 }, { host = \"0.0.0.0\", port = 9403 } ]"));
+        assertEquals(List.of("proxy.listener 127.0.0.1 9401 http", "proxy.listeners[0] 127.0.0.1 9402 http",
+                        "proxy.listeners[1] 0.0.0.0 9403 http"),
+                config.endpoints().stream().map(e -> e.key() + " " + e.host() + " " + e.port() + " " + e.scheme()).toList());
+
+        assertProblem(rejected("proxy.listeners = [ { host = \"127.0.0.1\" } ]"), "proxy.listeners[0].port", "(missing)", "port number");
+        assertProblem(rejected("proxy.listeners = [ { port = 9402, idle-timeout = 5s } ]"),
+                "proxy.listeners[0].idle-timeout", "5s", "every other setting is proxy.listener's");
+        assertProblem(rejected("proxy.listeners = [ { port = 9401 } ]"), "proxy.listeners[0].port", "9401", "no other listener");
+        assertProblem(rejected("proxy.listeners = [ { port = 9402 }, { port = 9402 } ]"),
+                "proxy.listeners[1].port", "9402", "no other listener");
+        assertProblem(rejected("proxy.listeners = [ { port = 70000 } ]"), "proxy.listeners[0].port", "70000", "1 to 65535");
+        assertProblem(rejected("proxy.listeners = [ { port = 9481 } ]\nproxy.admin.enabled = true"),
+                "proxy.admin.port", "9481", "proxy.listeners[0].port");
+        assertProblem(rejected("proxy.listeners = [ { port = 9443, tls { certificate = \"/nonexistent.pem\", key = \"/nonexistent.key\" } } ]"),
+                "proxy.listeners[0].tls.certificate", "/nonexistent.pem", "readable PEM file");
+        assertProblem(rejected("proxy.listeners = { port = 9443 }"), "proxy.listeners", "9443", "a list of");
+    }
+
+    @Test
+    void aGroupsTlsIsCheckedUnderItsOwnKey() {
+        assertProblem(rejected(ORDERS_ROUTE + "proxy.upstreams.orders { servers = [\"https://h:1\"], tls { trust = \"/nonexistent-ca.pem\" } }"),
+                "proxy.upstreams.orders.tls.trust", "/nonexistent-ca.pem", "readable PEM file");
+        assertProblem(rejected(ORDERS_ROUTE + "proxy.upstreams.orders { servers = [\"https://h:1\"], tls { verify = false } }"),
+                "proxy.upstreams.orders.tls.verify", "false", "one of the keys");
+        assertProblem(rejected(ORDERS_ROUTE + "proxy.upstreams.orders { servers = [\"https://h:1\"], tls { verify-hostname = maybe } }"),
+                "proxy.upstreams.orders.tls.verify-hostname", "maybe", "true or false");
+        ProxyConfig config = ConfigLoader.fromConfig(ConfigFactory.parseString(ORDERS_ROUTE
+                + "proxy.upstreams.orders { servers = [\"https://h:1\"], tls { verify-hostname = false, server-name = \"api.internal\" } }"));
+        UpstreamGroupConfig orders = config.groups().stream().filter(g -> g.name().equals("orders")).findFirst().orElseThrow();
+        assertFalse(orders.pool().tls().verifyHostname());
+        assertEquals("api.internal", orders.pool().tls().serverName());
+        assertEquals(null, orders.pool().tls().trust(), "trust stays proxy.upstream.tls's (the system's)");
     }
 }

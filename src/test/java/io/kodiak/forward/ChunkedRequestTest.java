@@ -146,7 +146,7 @@ class ChunkedRequestTest {
      */
     @Test
     void aMebibyteChunkLineEndsTheConnectionAndTheNextClientIsServed() throws Exception {
-        try (Socket socket = new Socket("127.0.0.1", proxy.port())) {
+        try (Socket socket = io.kodiak.support.TestTls.connect(proxy.port())) {
             socket.setSoTimeout(20_000);
             OutputStream out = socket.getOutputStream();
             out.write((HEAD + "5;").getBytes(StandardCharsets.ISO_8859_1));

@@ -105,7 +105,7 @@ class ErrorHandlingTest {
         try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             closedPort = probe.getLocalPort();
         }
-        proxy = ProxyHarness.forUpstream("http://127.0.0.1:" + closedPort + "/", "");
+        proxy = ProxyHarness.forUpstream(io.kodiak.support.TestTls.scheme() + "://127.0.0.1:" + closedPort + "/", "");
         assertReason(exchange("GET / HTTP/1.1\r\nHost: a\r\n\r\n"), 502, "cannot connect to upstream");
     }
 

@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ForwardingTest {
     private static TestUpstream upstream;
     private static ProxyHarness proxy;
-    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private static final HttpClient HTTP = io.kodiak.support.TestTls.httpClient().version(HttpClient.Version.HTTP_1_1).build();
 
     @BeforeAll
     static void start() throws Exception {
@@ -121,7 +121,7 @@ class ForwardingTest {
             raw.send("GET /f HTTP/1.1\r\nHost: front.example\r\nX-Forwarded-For: 10.1.2.3\r\n\r\n");
             String seen = raw.read().bodyText();
             assertTrue(seen.contains("x-forwarded-for: 10.1.2.3, 127.0.0.1\n"), seen);
-            assertTrue(seen.contains("x-forwarded-proto: http\n"), seen);
+            assertTrue(seen.contains("x-forwarded-proto: " + io.kodiak.support.TestTls.scheme() + "\n"), seen);
             assertTrue(seen.contains("x-forwarded-host: front.example\n"), seen);
         }
     }

@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 class GracefulDrainTest {
 
     private static boolean accepts(int port) {
-        try (Socket ignored = new Socket("127.0.0.1", port)) {
+        try (Socket ignored = io.kodiak.support.TestTls.connect(port)) {
             return true;
         } catch (IOException refused) {
             return false;

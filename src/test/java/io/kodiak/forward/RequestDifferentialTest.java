@@ -85,7 +85,7 @@ class RequestDifferentialTest {
 
     /** Sends the bytes, half-closes, and reads whatever comes back until Kodiak closes. */
     private static void exchange(int port, byte[] sent) throws IOException {
-        try (Socket socket = new Socket("127.0.0.1", port)) {
+        try (Socket socket = io.kodiak.support.TestTls.connect(port)) {
             socket.setSoTimeout(10_000);
             try {
                 socket.getOutputStream().write(sent);

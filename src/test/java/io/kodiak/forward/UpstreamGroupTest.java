@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Routes to a group of three real servers on ephemeral ports: balancing, failover, health and retries. */
 class UpstreamGroupTest {
     private final List<GroupServer> servers = new ArrayList<>();
-    private final HttpClient client = HttpClient.newHttpClient();
+    private final HttpClient client = io.kodiak.support.TestTls.httpClient().build();
     private ProxyHarness proxy;
 
     @BeforeEach

@@ -119,6 +119,10 @@ class WebSocketRelayTest {
     @BeforeEach
     void startServer() throws Exception {
         server = new EchoServer();
+        if (io.kodiak.support.TestTls.ON) {
+            server.setWebSocketFactory(new org.java_websocket.server.DefaultSSLWebSocketServerFactory(
+                    io.kodiak.support.TestTls.serverContext()));
+        }
         server.start();
         assertTrue(server.started.await(10, TimeUnit.SECONDS));
     }
@@ -129,12 +133,12 @@ class WebSocketRelayTest {
     }
 
     private String upstreamUrl() {
-        return "http://127.0.0.1:" + server.getPort() + "/ws/";
+        return io.kodiak.support.TestTls.scheme() + "://127.0.0.1:" + server.getPort() + "/ws/";
     }
 
     private static java.net.http.WebSocket connect(ProxyHarness proxy, String path, Collector collector) {
-        return HttpClient.newHttpClient().newWebSocketBuilder()
-                .buildAsync(URI.create("ws://127.0.0.1:" + proxy.port() + path), collector).join();
+        return io.kodiak.support.TestTls.httpClient().build().newWebSocketBuilder()
+                .buildAsync(URI.create(io.kodiak.support.TestTls.webSocketScheme() + "://127.0.0.1:" + proxy.port() + path), collector).join();
     }
 
     @Test

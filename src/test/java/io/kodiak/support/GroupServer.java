@@ -45,13 +45,13 @@ public final class GroupServer implements AutoCloseable {
     public GroupServer(String name, String healthPath) throws IOException {
         this.name = name;
         this.healthPath = healthPath;
-        this.server = new ServerSocket(0, 100, InetAddress.getLoopbackAddress());
+        this.server = TestTls.listen(100);
         this.port = server.getLocalPort();
         accept(server);
     }
 
     public String url() {
-        return "http://127.0.0.1:" + port;
+        return TestTls.scheme() + "://127.0.0.1:" + port;
     }
 
     public String name() {
@@ -88,9 +88,7 @@ public final class GroupServer implements AutoCloseable {
 
     /** Listens again on the same port. */
     public void restart() throws IOException {
-        ServerSocket again = new ServerSocket();
-        again.setReuseAddress(true);
-        again.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 100);
+        ServerSocket again = TestTls.listen(port, 100);
         server = again;
         accept(again);
     }

@@ -21,7 +21,8 @@ public final class ProxyHarness implements AutoCloseable {
     }
 
     public static ProxyHarness start(String hocon) throws IOException {
-        String base = "proxy.listener.port = 0\nproxy.admin.enabled = false\nproxy.shutdown.grace-period = 5s\n";
+        String base = "proxy.listener.port = 0\nproxy.admin.enabled = false\nproxy.shutdown.grace-period = 5s\n"
+                + TestTls.proxySettings();
         Kodiak kodiak = new Kodiak(ConfigLoader.fromConfig(ConfigFactory.parseString(base + hocon)));
         kodiak.start();
         return new ProxyHarness(kodiak);
@@ -32,7 +33,7 @@ public final class ProxyHarness implements AutoCloseable {
     }
 
     public URI uri(String pathAndQuery) {
-        return URI.create("http://127.0.0.1:" + port() + pathAndQuery);
+        return URI.create(TestTls.scheme() + "://127.0.0.1:" + port() + pathAndQuery);
     }
 
     public Kodiak kodiak() {

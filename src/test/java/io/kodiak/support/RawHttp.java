@@ -23,7 +23,7 @@ public final class RawHttp implements AutoCloseable {
     private final OutputStream out;
 
     public RawHttp(int port) throws IOException {
-        socket = new Socket("127.0.0.1", port);
+        socket = TestTls.connect(port);
         socket.setSoTimeout(20_000);
         in = socket.getInputStream();
         out = socket.getOutputStream();
@@ -62,13 +62,7 @@ public final class RawHttp implements AutoCloseable {
 
     /** Reads one response; {@code head} when it answers a HEAD request (no body follows). */
     public Response read(boolean head) throws IOException {
-        String statusLine = line();
-        List<String[]> headers = new ArrayList<>();
-        for (String h; !(h = line()).isEmpty(); ) {
-            int colon = h.indexOf(':');
-            headers.add(new String[]{h.substring(0, colon).trim().toLowerCase(Locale.ROOT), h.substring(colon + 1).trim()});
-        }
-        Response response = new Response(statusLine, headers);
+        Response response = readHead();
         int status = response.status();
         if (head || status == 204 || status == 304 || status / 100 == 1) {
             return response;
@@ -97,6 +91,89 @@ public final class RawHttp implements AutoCloseable {
             response.body = in.readAllBytes();
         }
         return response;
+    }
+
+    /** Reads one response's status line and fields, leaving its body unread (see {@link #bodyStream}). */
+    public Response readHead() throws IOException {
+        String statusLine = line();
+        List<String[]> headers = new ArrayList<>();
+        for (String h; !(h = line()).isEmpty(); ) {
+            int colon = h.indexOf(':');
+            headers.add(new String[]{h.substring(0, colon).trim().toLowerCase(Locale.ROOT), h.substring(colon + 1).trim()});
+        }
+        return new Response(statusLine, headers);
+    }
+
+    /**
+     * The body of {@code response} (from {@link #readHead}) as a stream, for one too large to hold:
+     * Content-Length or chunked (decoded, trailers skipped).
+     */
+    public InputStream bodyStream(Response response) {
+        if (!"chunked".equalsIgnoreCase(response.header("transfer-encoding"))) {
+            return bodyStream(Long.parseLong(response.header("content-length")));
+        }
+        return new InputStream() {
+            private long left;
+            private boolean done;
+
+            @Override
+            public int read() throws IOException {
+                byte[] one = new byte[1];
+                return read(one, 0, 1) == -1 ? -1 : one[0] & 0xff;
+            }
+
+            @Override
+            public int read(byte[] buffer, int offset, int max) throws IOException {
+                if (left == 0 && !done) {
+                    int size = Integer.parseInt(line().split(";")[0].trim(), 16);
+                    if (size == 0) {
+                        while (!line().isEmpty()) {
+                            // trailer fields, ignored
+                        }
+                        done = true;
+                    }
+                    left = size;
+                }
+                if (done) {
+                    return -1;
+                }
+                int n = in.read(buffer, offset, (int) Math.min(max, left));
+                if (n == -1) {
+                    throw new EOFException("chunk ended " + left + " bytes short");
+                }
+                left -= n;
+                if (left == 0) {
+                    line();
+                }
+                return n;
+            }
+        };
+    }
+
+    /** The next {@code length} bytes as a stream, for a body too large to hold (after {@link #readHead}). */
+    public InputStream bodyStream(long length) {
+        return new InputStream() {
+            private long left = length;
+
+            @Override
+            public int read() throws IOException {
+                byte[] one = new byte[1];
+                return read(one, 0, 1) == -1 ? -1 : one[0] & 0xff;
+            }
+
+            @Override
+            public int read(byte[] buffer, int offset, int max) throws IOException {
+                if (left == 0) {
+                    return -1;
+                }
+                int n = in.read(buffer, offset, (int) Math.min(max, left));
+                if (n == -1) {
+                    throw new EOFException("body ended " + left + " bytes short of " + length);
+                }
+                left -= n;
+                return n;
+            }
+        };
     }
 
     /** The next {@code n} raw bytes (after a 101, say). */

@@ -65,12 +65,12 @@ public final class RecordingUpstream implements AutoCloseable {
 
     public RecordingUpstream(Function<Received, String> responder) throws IOException {
         this.responder = responder;
-        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this.server = TestTls.listen(50);
         threads.execute(this::acceptLoop);
     }
 
     public String url(String path) {
-        return "http://127.0.0.1:" + server.getLocalPort() + path;
+        return TestTls.scheme() + "://127.0.0.1:" + server.getLocalPort() + path;
     }
 
     /** Requests received so far, in order of completion. */

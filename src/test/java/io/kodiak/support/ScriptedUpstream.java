@@ -37,12 +37,12 @@ public final class ScriptedUpstream implements AutoCloseable {
     public ScriptedUpstream(IntFunction<String> script, boolean closeAfterEachResponse) throws IOException {
         this.script = script;
         this.closeAfterEachResponse = closeAfterEachResponse;
-        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this.server = TestTls.listen(50);
         threads.execute(this::acceptLoop);
     }
 
     public String url(String path) {
-        return "http://127.0.0.1:" + server.getLocalPort() + path;
+        return TestTls.scheme() + "://127.0.0.1:" + server.getLocalPort() + path;
     }
 
     public int requests() {

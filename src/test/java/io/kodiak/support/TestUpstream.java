@@ -43,6 +43,7 @@ public final class TestUpstream implements AutoCloseable {
 
     public static TestUpstream start() throws IOException {
         TestUpstream upstream = new TestUpstream();
+        TestTls.secure(upstream.listener);
         upstream.server.addListener(upstream.listener);
         upstream.server.getServerConfiguration().addHttpHandler(upstream.new Dispatcher(), "/");
         upstream.server.getServerConfiguration().setMaxPostSize(-1);
@@ -56,7 +57,7 @@ public final class TestUpstream implements AutoCloseable {
     }
 
     public String url(String path) {
-        return "http://127.0.0.1:" + port() + path;
+        return TestTls.scheme() + "://127.0.0.1:" + port() + path;
     }
 
     /** Distinct upstream connections that carried at least one request. */

@@ -132,7 +132,8 @@ public final class TestCertificates {
         if (names.length > 0) {
             GeneralName[] san = new GeneralName[names.length];
             for (int i = 0; i < names.length; i++) {
-                san[i] = new GeneralName(GeneralName.dNSName, names[i]);
+                // An address (127.0.0.1) is an IP SAN: hostname verification matches IPs only against those.
+                san[i] = new GeneralName(names[i].matches("[0-9.]+") ? GeneralName.iPAddress : GeneralName.dNSName, names[i]);
             }
             builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(san));
         }

@@ -154,4 +154,23 @@ class TlsUpstreamTest {
         assertEquals(502, get("/m").statusCode());
         assertEquals(0, served.get());
     }
+
+    @Test
+    void aGroupsOwnTlsOverridesProxyUpstreamTlsForItsServersOnly() throws Exception {
+        serve(certs.leaf("server", Duration.ofDays(30), "localhost"), true);
+        TestCertificates.Issued identity = certs.leaf("group-client", Duration.ofDays(30), "group.client");
+        String url = "https://localhost:" + server.getAddress().getPort();
+        // The group names only its client certificate; trust comes from proxy.upstream.tls.
+        proxy = ProxyHarness.start("proxy.upstream.tls { " + trustCa() + " }\n"
+                + "proxy.upstreams.secured { servers = [\"" + url + "\"], tls { certificate = \"" + identity.certificateFile()
+                + "\", key = \"" + identity.keyFile() + "\" } }\n"
+                + "proxy.routes = [ { prefix = \"/g/\", upstream = \"https://secured/\" },"
+                + " { prefix = \"/plain/\", upstream = \"" + url + "/\" } ]\n");
+        HttpResponse<String> viaGroup = get("/g/m");
+        assertEquals(200, viaGroup.statusCode(), viaGroup.body());
+        assertEquals("secure /m client=CN=group.client", viaGroup.body());
+        // The route to the same server outside the group has no client certificate: refused by the server.
+        assertEquals(502, get("/plain/m").statusCode());
+        assertEquals(1, served.get());
+    }
 }

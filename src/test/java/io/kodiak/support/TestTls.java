@@ -1,0 +1,120 @@
+package io.kodiak.support;
+
+import io.kodiak.tls.TestCertificates;
+import org.glassfish.grizzly.http.server.NetworkListener;
+import org.glassfish.grizzly.ssl.SSLEngineConfigurator;
+
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.http.HttpClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * The forwarding suite's second run: with {@code -Dkodiak.test.tls=true} (a surefire execution of
+ * its own), the harness's proxies listen with TLS and speak TLS to upstreams, the test upstreams
+ * serve TLS, and the test clients connect with TLS, so every forwarding test runs again over TLS on
+ * both sides, unchanged. Without the property everything is plain, as before.
+ */
+public final class TestTls {
+    /** The suite runs over TLS. */
+    public static final boolean ON = Boolean.getBoolean("kodiak.test.tls");
+    private static Material material;
+
+    private TestTls() {
+    }
+
+    /** One CA and one certificate for "localhost" and 127.0.0.1, shared by proxy and upstreams. */
+    private record Material(TestCertificates certificates, TestCertificates.Issued leaf, SSLContext client,
+                            SSLContext server) {
+    }
+
+    private static synchronized Material material() {
+        if (material == null) {
+            try {
+                Path dir = Files.createTempDirectory("kodiak-test-tls");
+                dir.toFile().deleteOnExit();
+                TestCertificates certificates = new TestCertificates(dir);
+                TestCertificates.Issued leaf = certificates.leaf("suite", Duration.ofDays(30), "localhost", "127.0.0.1");
+                for (Path file : new Path[] {leaf.certificateFile(), leaf.keyFile(), certificates.ca().certificateFile()}) {
+                    file.toFile().deleteOnExit();
+                }
+                material = new Material(certificates, leaf, certificates.clientContext(null),
+                        certificates.serverContext(leaf));
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot make the test certificates", e);
+            }
+        }
+        return material;
+    }
+
+    /** "http" or "https": the scheme of every URL the suite builds. */
+    public static String scheme() {
+        return ON ? "https" : "http";
+    }
+
+    /** "ws" or "wss". */
+    public static String webSocketScheme() {
+        return ON ? "wss" : "ws";
+    }
+
+    /** The harness's proxy settings: a TLS listener and upstream TLS trusting the test CA (none when plain). */
+    public static String proxySettings() {
+        if (!ON) {
+            return "";
+        }
+        Material m = material();
+        return "proxy.listener.tls { certificate = \"" + m.leaf().certificateFile() + "\", key = \""
+                + m.leaf().keyFile() + "\" }\nproxy.upstream.tls { trust = \""
+                + m.certificates().ca().certificateFile() + "\" }\n";
+    }
+
+    /** A client connection to {@code port} on 127.0.0.1, handshaken when TLS is on. */
+    public static Socket connect(int port) throws IOException {
+        Socket plain = new Socket("127.0.0.1", port);
+        if (!ON) {
+            return plain;
+        }
+        SSLSocket socket = (SSLSocket) material().client().getSocketFactory().createSocket(plain, "127.0.0.1", port, true);
+        socket.startHandshake();
+        return socket;
+    }
+
+    /** A listening socket on 127.0.0.1, any free port; TLS when on. */
+    public static ServerSocket listen(int backlog) throws IOException {
+        return listen(0, backlog);
+    }
+
+    /** A listening socket on 127.0.0.1:{@code port} (0: any free one), reusing the address; TLS when on. */
+    public static ServerSocket listen(int port, int backlog) throws IOException {
+        ServerSocket server = ON ? material().server().getServerSocketFactory().createServerSocket() : new ServerSocket();
+        server.setReuseAddress(true);
+        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), backlog);
+        return server;
+    }
+
+    /** A java.net.http client that trusts the test CA when TLS is on. */
+    public static HttpClient.Builder httpClient() {
+        HttpClient.Builder builder = HttpClient.newBuilder();
+        return ON ? builder.sslContext(material().client()) : builder;
+    }
+
+    /** The server-side context (for test servers that take one). */
+    public static SSLContext serverContext() {
+        return material().server();
+    }
+
+    /** Makes a Grizzly test server's listener speak TLS when on. */
+    public static void secure(NetworkListener listener) {
+        if (ON) {
+            listener.setSecure(true);
+            listener.setSSLEngineConfig(new SSLEngineConfigurator(material().server(), false, false, false));
+        }
+    }
+}

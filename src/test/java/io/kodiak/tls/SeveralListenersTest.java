@@ -1,0 +1,163 @@
+package io.kodiak.tls;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.kodiak.support.ProxyHarness;
+import io.kodiak.support.RawHttp;
+import io.kodiak.support.RecordingUpstream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
+
+import javax.net.ssl.SSLSocket;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** proxy.listeners: one instance serving plain HTTP and HTTPS side by side, with one connection limit. */
+class SeveralListenersTest {
+    @TempDir
+    Path dir;
+    private TestCertificates certs;
+    private TestCertificates.Issued leaf;
+    private RecordingUpstream upstream;
+    private ProxyHarness proxy;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        certs = new TestCertificates(dir);
+        leaf = certs.leaf("leaf", Duration.ofDays(90), "localhost");
+        upstream = new RecordingUpstream(RecordingUpstream.ECHO);
+    }
+
+    @AfterEach
+    void tearDown() throws IOException {
+        if (proxy != null) {
+            proxy.close();
+        }
+        upstream.close();
+    }
+
+    private String httpsListener() {
+        return "proxy.listeners = [ { port = 0, tls { certificate = \"" + leaf.certificateFile() + "\", key = \""
+                + leaf.keyFile() + "\" } } ]\n";
+    }
+
+    private SSLSocket tlsClient(int port) throws Exception {
+        SSLSocket socket = (SSLSocket) certs.clientContext(null).getSocketFactory()
+                .createSocket(InetAddress.getLoopbackAddress(), port);
+        socket.setSoTimeout(10_000);
+        socket.startHandshake();
+        return socket;
+    }
+
+    private static String exchange(SSLSocket socket, String request) throws IOException {
+        socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+        socket.getOutputStream().flush();
+        InputStream in = socket.getInputStream();
+        StringBuilder response = new StringBuilder();
+        byte[] buffer = new byte[4096];
+        for (int n; (n = in.read(buffer)) > 0; ) {
+            response.append(new String(buffer, 0, n, StandardCharsets.ISO_8859_1));
+        }
+        return response.toString();
+    }
+
+    @Test
+    void plainAndTlsListenersForwardWithTheirOwnScheme() throws Exception {
+        proxy = ProxyHarness.forUpstream(upstream.url("/"), httpsListener());
+        int plain = proxy.kodiak().listener().port(0);
+        int https = proxy.kodiak().listener().port(1);
+        try (RawHttp raw = new RawHttp(plain)) {
+            raw.send("GET /plain HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+            assertEquals(200, raw.read().status());
+        }
+        try (SSLSocket socket = tlsClient(https)) {
+            String response = exchange(socket, "GET /secure HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+            assertTrue(response.startsWith("HTTP/1.1 200 "), response);
+        }
+        assertEquals("/plain", upstream.received().get(0).target());
+        assertEquals("http", upstream.received().get(0).header("X-Forwarded-Proto"));
+        assertEquals("/secure", upstream.received().get(1).target());
+        assertEquals("https", upstream.received().get(1).header("X-Forwarded-Proto"));
+        // The TLS listener speaks only TLS: plain bytes there get no HTTP answer.
+        try (RawHttp raw = new RawHttp(https)) {
+            raw.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertTrue(raw.closedByPeer(), "a plain request on the TLS listener is not served");
+        }
+        assertEquals(2, upstream.received().size());
+    }
+
+    @Test
+    void theConnectionLimitCountsEveryListener() throws Exception {
+        proxy = ProxyHarness.forUpstream(upstream.url("/"), httpsListener() + "proxy.listener.max-connections = 2\n");
+        try (RawHttp plain = new RawHttp(proxy.kodiak().listener().port(0));
+             SSLSocket secure = tlsClient(proxy.kodiak().listener().port(1))) {
+            plain.send("GET /a HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertEquals(200, plain.read().status());
+            assertEquals(2, proxy.kodiak().listener().openConnections());
+            assertTrue(proxy.kodiak().listener().acceptPaused(), "both listeners pause at the shared limit");
+            // A third client on the plain listener waits in the listen queue: connected, never answered.
+            try (RawHttp third = new RawHttp(proxy.kodiak().listener().port(0))) {
+                third.send("GET /third HTTP/1.1\r\nHost: a\r\n\r\n");
+                assertTrue(third.quietFor(300), "no answer while the limit holds");
+            }
+        }
+    }
+
+    @Test
+    void anAddressThatCannotBeBoundIsNamedAndNothingStaysBound() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            IOException e = assertThrows(IOException.class, () -> ProxyHarness.forUpstream(upstream.url("/"),
+                    "proxy.listeners = [ { port = " + taken.getLocalPort() + " } ]\n"));
+            assertTrue(e.getMessage().startsWith("proxy.listeners[0] 127.0.0.1:" + taken.getLocalPort()), e.getMessage());
+        }
+    }
+
+    @Test
+    void theAccessLogRecordsTheTlsProtocol() throws Exception {
+        Logger access = (Logger) LoggerFactory.getLogger("kodiak.access");
+        ListAppender<ILoggingEvent> lines = new ListAppender<>();
+        lines.start();
+        Level before = access.getLevel();
+        access.addAppender(lines);
+        access.setLevel(Level.INFO);
+        try {
+            proxy = ProxyHarness.forUpstream(upstream.url("/"), httpsListener());
+            try (SSLSocket socket = tlsClient(proxy.kodiak().listener().port(1))) {
+                exchange(socket, "GET /logged HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+            }
+            try (RawHttp raw = new RawHttp(proxy.kodiak().listener().port(0))) {
+                raw.send("GET /plain HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+                raw.read();
+            }
+            // A refusal on the TLS listener (no exchange) says the protocol too.
+            try (SSLSocket socket = tlsClient(proxy.kodiak().listener().port(1))) {
+                exchange(socket, "GET /x HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n");
+            }
+            proxy.close();
+            proxy = null;
+        } finally {
+            access.detachAppender(lines);
+            access.setLevel(before);
+        }
+        List<String> messages = lines.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+        assertEquals(3, messages.size(), messages.toString());
+        assertTrue(messages.get(0).contains("\"GET /logged\" 200 ") && messages.get(0).endsWith(" TLSv1.3"), messages.get(0));
+        assertTrue(messages.get(1).contains("\"GET /plain\" 200 ") && messages.get(1).endsWith(" -"), messages.get(1));
+        assertTrue(messages.get(2).contains(" 400 ") && messages.get(2).endsWith(" TLSv1.3"), messages.get(2));
+    }
+}
