@@ -4,7 +4,7 @@
 #   core      Kodiak against direct (500 ms stub) and nginx (100 B), and the -Xmx64m heap check (bench/core/run.sh)
 #   fuzz      Jazzer on the request and response parsers (bench/fuzz/run.sh)
 #   failover  one of three servers killed and restarted under load: Kodiak, nginx, HAProxy (bench/failover/run.sh)
-#   tls       TLS termination against nginx: keep-alive CPU per request and full handshakes (bench/tls/run.sh)
+#   tls       TLS against nginx: keep-alive CPU per request, full handshakes, TLS to the backend too (bench/tls/run.sh)
 set -euo pipefail
 
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)

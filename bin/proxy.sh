@@ -181,7 +181,7 @@ read_settings() {
 # Reads key=value lines (from read_settings or the settings file) into shell variables.
 parse_settings() {
   LISTENER_HOST=127.0.0.1 LISTENER_PORT=9401 LISTENER_SCHEME=http ADMIN_ENABLED=false ADMIN_HOST=127.0.0.1 ADMIN_PORT=9481
-  GRACE_SECONDS=30 ROUTES=() MORE_LISTENERS=()
+  GRACE_SECONDS=30 ROUTES=() MORE_LISTENERS=() MORE_ADDRESSES=()
   local key value scheme host port
   while IFS='=' read -r key value; do
     case $key in
@@ -190,7 +190,8 @@ parse_settings() {
       listener_scheme) LISTENER_SCHEME=$value ;;
       more_listener)
         read -r scheme host port <<<"$value"
-        MORE_LISTENERS+=("$scheme://$(url_host "$host"):$port") ;;
+        MORE_LISTENERS+=("$scheme://$(url_host "$host"):$port")
+        MORE_ADDRESSES+=("$host $port") ;;
       admin_enabled) ADMIN_ENABLED=$value ;;
       admin_host) ADMIN_HOST=$value ;;
       admin_port) ADMIN_PORT=$value ;;
@@ -275,7 +276,7 @@ refuse_if_running() {
   local pid
   if pid=$(daemon_pid "$PID_FILE" "$MARKER"); then
     local where=
-    load_recorded_settings && where=", listener $(listener_url)"
+    load_recorded_settings && where=", listening on $(listener_urls)"
     echo "Kodiak is already running (pid $pid$where, base $PROXY_BASE); refusing to start a second one" >&2
     exit 1
   fi
@@ -291,6 +292,14 @@ cmd_start() {
     echo "Kodiak: cannot start, the admin address $ADMIN_HOST:$ADMIN_PORT (proxy.admin) is already in use by another process" >&2
     exit 1
   fi
+  local address
+  for address in ${MORE_ADDRESSES[@]+"${MORE_ADDRESSES[@]}"}; do
+    # shellcheck disable=SC2086 # "host port", split on purpose
+    if daemon_port_open $address; then
+      echo "Kodiak: cannot start, the address ${address/ /:} (proxy.listeners) is already in use by another process" >&2
+      exit 1
+    fi
+  done
   printf '%s\n' "$SETTINGS" >"$SETTINGS_FILE"
   # One start per file, so a failed start shows its own last lines; the previous run's stay in console.log.1.
   [ -f "$CONSOLE_LOG" ] && mv -f "$CONSOLE_LOG" "$CONSOLE_LOG.1"
@@ -417,7 +426,7 @@ cmd_run() {
   prepare
   printf '%s\n' "$SETTINGS" >"$SETTINGS_FILE"
   cd "$PROXY_BASE"
-  echo "Kodiak running in the foreground on $(listener_url) (pid $$); logs in $LOG_DIR/" >&2
+  echo "Kodiak running in the foreground on $(listener_urls) (pid $$); logs in $LOG_DIR/" >&2
   # exec keeps this pid, so status and stop work on a foreground instance too.
   echo $$ >"$PID_FILE"
   exec "${JAVA_CMD[@]}"

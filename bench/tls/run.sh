@@ -11,8 +11,9 @@
 #   tls-upstream-100b, -10k         as keepalive-*, with TLS to the backend too (TLS on both sides).
 # Per run: req/s, errors, and the proxy's own CPU per request (utime + stime of its processes from
 # /proc, the figure that holds on a shared machine). Kodiak runs as bin/proxy.sh ships it, with its
-# access log off like nginx's (bench/throughput/logback.xml). Each target gets a 15 s warm-up first
-# (the JIT). Defaults: 3 rounds of 10 s per cell; --quick: 1 round of 5 s, 5 s warm-up.
+# access log off like nginx's (bench/throughput/logback.xml). Each target is warmed up first (the
+# JIT): 5 s on every cell, 25 s in all. Defaults: 3 rounds of 10 s per cell; --quick: 1 round of
+# 5 s, 2 s of warm-up per cell.
 # Writes target/bench/tls-<timestamp>/{report.md,results.json,runs.tsv}. Bounded: wrk stops by itself;
 # everything started is stopped by pid, also on errors. Installs nginx, wrk and openssl when missing.
 set -euo pipefail
@@ -33,7 +34,7 @@ while [ $# -gt 0 ]; do
     --quick) rounds=1 duration=5 warmup=5; shift ;;
     --rounds) rounds=$2; shift 2 ;;
     --duration) duration=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "usage: bin/bench.sh tls [--quick] [--rounds N] [--duration S]" >&2; exit 2 ;;
   esac
 done
@@ -168,7 +169,7 @@ kodiak_build_if_stale "$root" "$out/logs/build.log" || exit 1
 targets=(kodiak nginx)
 cells=(keepalive-100b keepalive-10k handshake tls-upstream-100b tls-upstream-10k)
 read -r load_before _ </proc/loadavg
-log "rounds $rounds, ${duration}s per cell, ${warmup}s warm-up per target; load average $load_before"
+log "rounds $rounds, ${duration}s per cell, $(( (warmup + 2) / 3 ))s warm-up per cell and target; load average $load_before"
 for t in "${targets[@]}"; do start_target "$t"; done
 for t in "${targets[@]}"; do
   log "warm-up $t"

@@ -66,7 +66,10 @@ final class ClientConnection implements ClientSide {
     private final RequestHead head = new RequestHead();
     private final BodyReader body;
     private String address;
-    /** Only the reading thread touches it; null until asked (and always on a plain listener). */
+    /**
+     * Null until asked, and always on a plain listener. Racy on purpose: two threads (a worker-pool
+     * strategy) may both compute it, and both get the same immutable string.
+     */
     private String tlsProtocol;
     /** Read by the timer thread; see {@link IdleClock}. */
     private final Deadline idleDeadline = new Deadline();

@@ -27,7 +27,7 @@ import java.util.Set;
 public final class ConfigLoader {
     private static final Set<String> ROUTE_KEYS = Set.of("prefix", "upstream", "preserve-host", "upgrade");
     private static final String GROUPS = "proxy.upstreams";
-    private static final Set<String> LISTENER_KEYS = Set.of("host", "port", "tls");
+    private static final List<String> LISTENER_KEYS = List.of("host", "port", "tls");
     /** proxy.upstream.tls keys without a default (absent: no client certificate, the URL's host as SNI). */
     private static final Set<String> OPTIONAL_UPSTREAM_TLS_KEYS = Set.of("upstream.tls.certificate", "upstream.tls.key",
             "upstream.tls.server-name");
@@ -107,7 +107,7 @@ public final class ConfigLoader {
                 keys.duration("proxy.upstream.connect-timeout", Duration.ofMillis(1), "a positive duration, e.g. 5s"),
                 keys.duration("proxy.upstream.response-timeout", Duration.ofMillis(1), "a positive duration, e.g. 30s"),
                 keys.duration("proxy.upstream.idle-timeout", Duration.ofMillis(1), "a positive duration, e.g. 60s"),
-                new TlsReader(keys, warnings).readUpstream("proxy.upstream.tls"));
+                new TlsReader(keys, warnings).readUpstream("proxy.upstream.tls", null));
 
         ProxyConfig.Buffers buffers = new ProxyConfig.Buffers(keys.choice("proxy.buffers.memory-manager",
                 MemoryManagerName::parse, MemoryManagerName.allNames(), MemoryManagerName.HEAP.configName(),
@@ -116,10 +116,7 @@ public final class ConfigLoader {
         List<ProxyConfig.Endpoint> moreListeners = moreListeners(host, port);
         ProxyConfig.Admin admin = new ProxyConfig.Admin(keys.bool("proxy.admin.enabled"),
                 keys.string("proxy.admin.host"), keys.port("proxy.admin.port"));
-        List<ProxyConfig.Endpoint> endpoints = new ArrayList<>();
-        endpoints.add(new ProxyConfig.Endpoint("proxy.listener", host, port, listener.tls()));
-        endpoints.addAll(moreListeners);
-        for (ProxyConfig.Endpoint endpoint : endpoints) {
+        for (ProxyConfig.Endpoint endpoint : ProxyConfig.endpoints(listener, moreListeners)) {
             if (admin.enabled() && admin.port() == endpoint.port() && admin.port() > 0) {
                 problems.add(new ConfigProblem("proxy.admin.port", String.valueOf(admin.port()),
                         "a port other than " + endpoint.key() + ".port (the admin endpoints are never on a proxied port)"));
@@ -161,15 +158,15 @@ public final class ConfigLoader {
         for (int i = 0; i < entries.size(); i++) {
             String at = key + "[" + i + "]";
             ConfigReader entry = keys.entry(entries.get(i), at);
-            for (String k : entries.get(i).root().keySet()) {
-                if (!LISTENER_KEYS.contains(k)) {
-                    entry.problem(k, entries.get(i).getValue(k).render(), "one of the listener keys " + LISTENER_KEYS
+            for (Map.Entry<String, ConfigValue> k : entries.get(i).root().entrySet()) {
+                if (!LISTENER_KEYS.contains(k.getKey())) {
+                    entry.problem(k.getKey(), k.getValue().render(), "one of the listener keys " + LISTENER_KEYS
                             + " (every other setting is proxy.listener's)");
                 }
             }
             String host = entry.has("host") ? entry.string("host") : defaultHost;
             if (!entry.has("port")) {
-                entry.problem("port", "(missing)", "a port number from 1 to 65535");
+                entry.problem("port", "(missing)", "a port number from 1 to 65535 (0: any free port)");
                 continue;
             }
             int port = entry.port("port");

@@ -38,7 +38,12 @@ final class ConfigReader {
     }
 
     void problem(String key, String value, String expected) {
-        problems.add(new ConfigProblem(prefix + key, value, expected));
+        problems.add(new ConfigProblem(name(key), value, expected));
+    }
+
+    /** {@code key} as the user finds it in the file (with the list entry it is in). */
+    String name(String key) {
+        return prefix + key;
     }
 
     boolean has(String key) {

@@ -1,7 +1,6 @@
 package io.kodiak.config;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
 import io.kodiak.config.UpstreamGroupConfig.Balance;
@@ -307,15 +306,13 @@ final class GroupsReader {
     }
 
     /**
-     * A group's own upstream TLS: its keys over proxy.upstream.tls's, so a group names only what
-     * differs (a private CA, a client certificate); a mistake is named under the group's key.
+     * A group's own upstream TLS: the keys it sets, the rest proxy.upstream.tls's as already read,
+     * so a group names only what differs (a private CA, a client certificate) and a mistake in
+     * proxy.upstream.tls is reported once, under its own key.
      */
     private UpstreamTlsSettings tls(String at) {
         unknownKeys(at, UPSTREAM_TLS_KEYS);
-        Config merged = keys.config().getConfig(at).withFallback(keys.config().getConfig("proxy.upstream.tls"));
-        Config scoped = ConfigFactory.empty().withValue("tls", merged.root());
-        return new TlsReader(keys.entry(scoped, at.substring(0, at.length() - ".tls".length())), warnings)
-                .readUpstream("tls");
+        return new TlsReader(keys, warnings).readUpstream(at, defaults.tls());
     }
 
     private void unknownKeys(String at, Set<String> known) {

@@ -19,6 +19,10 @@ public record ProxyConfig(Listener listener, List<Endpoint> moreListeners, List<
 
     /** Every address Kodiak serves on: proxy.listener's first, then proxy.listeners' in order. */
     public List<Endpoint> endpoints() {
+        return endpoints(listener, moreListeners);
+    }
+
+    static List<Endpoint> endpoints(Listener listener, List<Endpoint> moreListeners) {
         List<Endpoint> all = new ArrayList<>(1 + moreListeners.size());
         all.add(new Endpoint("proxy.listener", listener.host(), listener.port(), listener.tls()));
         all.addAll(moreListeners);

@@ -93,32 +93,41 @@ final class TlsReader {
         return new TlsSettings(certificate, key, sni, protocols, ciphers, auth, clientCa);
     }
 
-    /** proxy.upstream.tls: always present (reference.conf gives trust and verify-hostname defaults). */
-    UpstreamTlsSettings readUpstream(String at) {
+    /**
+     * proxy.upstream.tls ({@code inherited} null: reference.conf gives trust and verify-hostname),
+     * or a group's tls, where each key left out is {@code inherited}'s (proxy.upstream.tls's as read).
+     */
+    UpstreamTlsSettings readUpstream(String at, UpstreamTlsSettings inherited) {
         Config root = keys.config();
-        Path trust = null;
-        String trustText = keys.read(at + ".trust", root::getString, "\"system\" or a PEM file of CA certificates", "system");
-        if (!trustText.equals("system")) {
-            trust = readable(at + ".trust", trustText);
-            if (trust != null) {
-                try {
-                    if (PemMaterial.certificates(trust).isEmpty()) {
-                        keys.problem(at + ".trust", trustText, "a PEM file with at least one CA certificate");
+        Path trust = inherited == null ? null : inherited.trust();
+        if (inherited == null || keys.has(at + ".trust")) {
+            trust = null;
+            String trustText = keys.read(at + ".trust", root::getString, "\"system\" or a PEM file of CA certificates", "system");
+            if (!trustText.equals("system")) {
+                trust = readable(at + ".trust", trustText);
+                if (trust != null) {
+                    try {
+                        if (PemMaterial.certificates(trust).isEmpty()) {
+                            keys.problem(at + ".trust", trustText, "a PEM file with at least one CA certificate");
+                        }
+                    } catch (PemMaterial.Unusable e) {
+                        keys.problem(at + ".trust", trustText, "a readable PEM file of CA certificates (" + e.getMessage() + ")");
                     }
-                } catch (PemMaterial.Unusable e) {
-                    keys.problem(at + ".trust", trustText, "a readable PEM file of CA certificates (" + e.getMessage() + ")");
                 }
             }
         }
-        boolean verify = keys.read(at + ".verify-hostname", root::getBoolean, "true or false", true);
-        Path certificate = null;
-        Path key = null;
+        boolean verify = inherited == null || keys.has(at + ".verify-hostname")
+                ? keys.read(at + ".verify-hostname", root::getBoolean, "true or false", true)
+                : inherited.verifyHostname();
+        Path certificate = inherited == null ? null : inherited.certificate();
+        Path key = inherited == null ? null : inherited.key();
         if (keys.has(at + ".certificate") || keys.has(at + ".key")) {
+            // Both, or neither: a certificate is never paired with a key from elsewhere.
             certificate = file(at + ".certificate");
             key = file(at + ".key");
             pair(at + ".certificate", certificate, key);
         }
-        String serverName = null;
+        String serverName = inherited == null ? null : inherited.serverName();
         if (keys.has(at + ".server-name")) {
             serverName = keys.read(at + ".server-name", root::getString, "a host name", "").toLowerCase(Locale.ROOT);
             if (!serverName.matches("[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*")) {
@@ -202,7 +211,7 @@ final class TlsReader {
             if (material.expiredAt(now)) {
                 keys.problem(key, certificate.toString(), "a certificate still valid (it expired " + material.leaf().getNotAfter().toInstant() + ")");
             } else if (material.expiredAt(now.plus(java.time.Duration.ofDays(14)))) {
-                warnings.add(key + " = " + certificate + ": the certificate expires " + material.leaf().getNotAfter().toInstant()
+                warnings.add(keys.name(key) + " = " + certificate + ": the certificate expires " + material.leaf().getNotAfter().toInstant()
                         + ", within 14 days");
             }
         } catch (PemMaterial.Unusable e) {

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The most client connections the listener holds at once ({@code proxy.listener.max-connections}).
- * At the limit the listening socket stops being accepted from: new clients wait in the kernel's
+ * At the limit the listening sockets (every address) stop being accepted from: new clients wait in the kernel's
  * listen queue until a connection closes, as with HAProxy's maxconn or Tomcat's maxConnections.
  * Accepting regardless runs the process out of file descriptors, and then the exchanges already
  * accepted fail too, their upstream connects refused with "Too many open files".

@@ -104,7 +104,11 @@ public final class ProxyListener {
                 connections.attach(binding.server);
             }
         } catch (IOException e) {
-            transport.shutdownNow();
+            try {
+                transport.shutdownNow();
+            } catch (IOException closing) {
+                e.addSuppressed(closing);
+            }
             throw e;
         }
         for (Binding binding : bindings) {

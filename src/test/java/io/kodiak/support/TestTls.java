@@ -81,9 +81,16 @@ public final class TestTls {
         if (!ON) {
             return plain;
         }
-        SSLSocket socket = (SSLSocket) material().client().getSocketFactory().createSocket(plain, "127.0.0.1", port, true);
-        socket.startHandshake();
-        return socket;
+        try {
+            // The timeout RawHttp uses, here before the handshake: a stuck listener fails the test.
+            plain.setSoTimeout(20_000);
+            SSLSocket socket = (SSLSocket) material().client().getSocketFactory().createSocket(plain, "127.0.0.1", port, true);
+            socket.startHandshake();
+            return socket;
+        } catch (IOException | RuntimeException e) {
+            plain.close();
+            throw e;
+        }
     }
 
     /** A listening socket on 127.0.0.1, any free port; TLS when on. */

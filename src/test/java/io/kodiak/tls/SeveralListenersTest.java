@@ -102,28 +102,50 @@ class SeveralListenersTest {
     }
 
     @Test
-    void theConnectionLimitCountsEveryListener() throws Exception {
+    void theConnectionLimitCountsEveryListenerAndPausesThemAll() throws Exception {
         proxy = ProxyHarness.forUpstream(upstream.url("/"), httpsListener() + "proxy.listener.max-connections = 2\n");
-        try (RawHttp plain = new RawHttp(proxy.kodiak().listener().port(0));
-             SSLSocket secure = tlsClient(proxy.kodiak().listener().port(1))) {
-            plain.send("GET /a HTTP/1.1\r\nHost: a\r\n\r\n");
-            assertEquals(200, plain.read().status());
-            assertEquals(2, proxy.kodiak().listener().openConnections());
-            assertTrue(proxy.kodiak().listener().acceptPaused(), "both listeners pause at the shared limit");
-            // A third client on the plain listener waits in the listen queue: connected, never answered.
-            try (RawHttp third = new RawHttp(proxy.kodiak().listener().port(0))) {
-                third.send("GET /third HTTP/1.1\r\nHost: a\r\n\r\n");
-                assertTrue(third.quietFor(300), "no answer while the limit holds");
+        int https = proxy.kodiak().listener().port(1);
+        java.util.concurrent.ExecutorService background = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try (SSLSocket secure = tlsClient(https)) {
+            java.util.concurrent.Future<String> third;
+            try (RawHttp plain = new RawHttp(proxy.kodiak().listener().port(0))) {
+                plain.send("GET /a HTTP/1.1\r\nHost: a\r\n\r\n");
+                assertEquals(200, plain.read().status());
+                assertEquals(2, proxy.kodiak().listener().openConnections());
+                assertTrue(proxy.kodiak().listener().acceptPaused(), "the listeners pause at the shared limit");
+                // A third client, on the TLS listener (the first attached), waits in the listen
+                // queue: its handshake gets no answer while the limit holds.
+                third = background.submit(() -> {
+                    try (SSLSocket late = tlsClient(https)) {
+                        return exchange(late, "GET /third HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+                    }
+                });
+                assertThrows(java.util.concurrent.TimeoutException.class,
+                        () -> third.get(300, java.util.concurrent.TimeUnit.MILLISECONDS), "served while the limit holds");
             }
+            // One connection closed (the plain one): every listener accepts again.
+            String response = third.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertTrue(response.startsWith("HTTP/1.1 200 "), response);
+        } finally {
+            background.shutdownNow();
         }
     }
 
     @Test
-    void anAddressThatCannotBeBoundIsNamedAndNothingStaysBound() throws Exception {
+    void anAddressThatCannotBeBoundIsNamedAndTheOthersAreReleased() throws Exception {
+        int free;
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            free = probe.getLocalPort();
+        }
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            // Bound from the last to the first: listeners[1] is bound when listeners[0] fails.
             IOException e = assertThrows(IOException.class, () -> ProxyHarness.forUpstream(upstream.url("/"),
-                    "proxy.listeners = [ { port = " + taken.getLocalPort() + " } ]\n"));
+                    "proxy.listeners = [ { port = " + taken.getLocalPort() + " }, { port = " + free + " } ]\n"));
             assertTrue(e.getMessage().startsWith("proxy.listeners[0] 127.0.0.1:" + taken.getLocalPort()), e.getMessage());
+        }
+        try (ServerSocket again = new ServerSocket()) {
+            again.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), free));
+            assertTrue(again.isBound(), "listeners[1]'s address was released");
         }
     }
 
