@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Kodiak as a daemon: bin/proxy.sh start|stop|restart|status|run [-c FILE]
+# Kodiak as a daemon: bin/proxy.sh start|stop|restart|status|run|version [-c FILE]
 # Environment:
 #   PROXY_CONF  the configuration (default conf/proxy.conf); -c FILE takes precedence
 #   PROXY_BASE  the instance directory (default: this installation); holds proxy.pid and logs/
@@ -11,6 +11,13 @@ set -euo pipefail
 source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib/daemon.sh"
 BIN_DIR=$(daemon_script_dir "${BASH_SOURCE[0]}")
 HOME_DIR=$(cd "$BIN_DIR/.." && pwd)
+# Two layouts: a source checkout (pom.xml beside bin/) runs target/kodiak.jar + target/lib/, built on
+# first start; an unpacked release archive (kodiak-VERSION.tar.gz) runs lib/ as it is, never builds.
+if [ -f "$HOME_DIR/pom.xml" ]; then
+  INSTALLED=false
+else
+  INSTALLED=true
+fi
 DIST_DIR=$HOME_DIR/target
 DIST_JAR=$DIST_DIR/kodiak.jar
 DIST_LIB=$DIST_DIR/lib
@@ -21,12 +28,13 @@ STOP_MARGIN_SECONDS=15
 
 usage() {
   cat >&2 <<EOF
-usage: $(basename "$0") start|stop|restart|status|run [-c FILE]
+usage: $(basename "$0") start|stop|restart|status|run|version [-c FILE]
   start    build if needed, start in the background, return once the listener accepts connections
   stop     drain (finish in-flight exchanges within proxy.shutdown.grace-period) and stop
   restart  stop, then start
   status   exit 0 and a summary when running, 3 when not
   run      in the foreground (systemd, containers); SIGTERM drains like stop
+  version  Kodiak's version (also --version)
   -c FILE  configuration file (default \$PROXY_CONF, else $HOME_DIR/conf/proxy.conf)
 environment: PROXY_CONF, PROXY_BASE (pid file and logs/; default $HOME_DIR), JAVA_OPTS (-Dproxy.<key>=<value> overrides a key)
 EOF
@@ -98,6 +106,10 @@ java_opts_words() {
 # parallel starts do not build over each other. Tests are not compiled: a half-edited test must
 # not keep the daemon from starting.
 ensure_built() {
+  if [ "$INSTALLED" = true ]; then
+    compgen -G "$HOME_DIR/lib/*.jar" >/dev/null || die "no jars in $HOME_DIR/lib: the installation is incomplete"
+    return 0
+  fi
   if [ -f "$DIST_JAR" ] && [ -d "$DIST_LIB" ]; then
     warn_if_stale
     return 0
@@ -135,6 +147,11 @@ warn_if_stale() {
 # content, which no build touches.
 snapshot_dist() {
   local sum dir tmp
+  if [ "$INSTALLED" = true ]; then
+    # An installation is replaced as a whole (a new directory per version), never rebuilt in place.
+    CLASSPATH_ARG="$HOME_DIR/lib/*"
+    return 0
+  fi
   sum=$(cat "$DIST_JAR" "$DIST_LIB"/*.jar | sha1sum | cut -c1-12)
   dir=$DIST_DIR/runtime/kodiak-$sum
   if [ ! -f "$dir/kodiak.jar" ]; then
@@ -432,8 +449,17 @@ cmd_run() {
   exec "${JAVA_CMD[@]}"
 }
 
+cmd_version() {
+  resolve_base
+  find_java
+  ensure_built
+  snapshot_dist
+  "$JAVA" -Xshare:auto -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$CLASSPATH_ARG" io.kodiak.daemon.Main --version
+}
+
 parse_args "$@"
 case $COMMAND in
+  version | --version) cmd_version ;;
   start) cmd_start ;;
   stop) cmd_stop ;;
   restart) cmd_stop; cmd_start ;;

@@ -5,14 +5,14 @@ import java.io.InputStream;
 import java.util.Properties;
 
 /** Kodiak's version, from the Maven descriptor the jar plugin puts into the packaged jar. */
-final class Version {
+public final class Version {
     private static final String DESCRIPTOR = "/META-INF/maven/io.kodiak/kodiak/pom.properties";
 
     private Version() {
     }
 
     /** "unknown" when running from target/classes (tests, IDE), where there is no descriptor. */
-    static String current() {
+    public static String current() {
         try (InputStream in = Version.class.getResourceAsStream(DESCRIPTOR)) {
             if (in == null) {
                 return "unknown";

@@ -3,6 +3,7 @@ package io.kodiak.daemon;
 import io.kodiak.Kodiak;
 import io.kodiak.admin.Monitoring;
 import io.kodiak.admin.SettingsReport;
+import io.kodiak.admin.Version;
 import io.kodiak.config.ConfigException;
 import io.kodiak.config.ConfigLoader;
 import io.kodiak.config.ProxyConfig;
@@ -17,7 +18,8 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * Command line entry: {@code kodiak [--print-settings] [-c FILE | FILE]} (default conf/proxy.conf).
+ * Command line entry: {@code kodiak [--print-settings] [-c FILE | FILE]} (default conf/proxy.conf),
+ * or {@code kodiak --version}.
  * Exit codes: 0 after a clean stop, 1 when the listener or the admin listener cannot start, 2 for
  * invalid configuration or usage. {@code --print-settings} validates the configuration and prints
  * what bin/proxy.sh needs to know about it, without starting anything.
@@ -32,6 +34,10 @@ public final class Main {
         SLF4JBridgeHandler.removeHandlersForRootLogger();
         SLF4JBridgeHandler.install();
 
+        if (args.length == 1 && args[0].equals("--version")) {
+            System.out.println("Kodiak " + Version.current());
+            return;
+        }
         boolean printSettings = args.length > 0 && args[0].equals("--print-settings");
         if (printSettings) {
             args = java.util.Arrays.copyOfRange(args, 1, args.length);
@@ -44,7 +50,7 @@ public final class Main {
         } else if (args.length == 2 && args[0].equals("-c")) {
             file = new File(args[1]);
         } else {
-            System.err.println("usage: kodiak [--print-settings] [-c FILE | FILE]   (default conf/proxy.conf)");
+            System.err.println("usage: kodiak [--print-settings] [-c FILE | FILE]   (default conf/proxy.conf) | --version");
             System.exit(2);
             return;
         }
@@ -94,6 +100,7 @@ public final class Main {
             stopped.countDown();
         }, "kodiak-shutdown"));
 
+        LOG.info("Kodiak {} on Java {} ({})", Version.current(), Runtime.version(), System.getProperty("java.vm.name"));
         List<ProxyConfig.Endpoint> endpoints = config.endpoints();
         for (int i = 0; i < endpoints.size(); i++) {
             LOG.info("Kodiak listening on {}:{} ({}, {})", endpoints.get(i).host(), kodiak.listener().port(i),

@@ -33,6 +33,8 @@ final class ProxyScript {
     private Path script = SCRIPT;
     private Path workingDirectory = REPO;
     private String javaOpts = "";
+    /** Null: the test's own PATH. */
+    private String path;
 
     record Result(int exitCode, String output) {
     }
@@ -85,6 +87,12 @@ final class ProxyScript {
         return this;
     }
 
+    /** The script runs with this PATH (an installation that must not reach Maven, say). */
+    ProxyScript path(String searchPath) {
+        this.path = searchPath;
+        return this;
+    }
+
     ProxyScript javaOpts(String options) {
         this.javaOpts = options;
         return this;
@@ -112,6 +120,9 @@ final class ProxyScript {
         env.remove("PROXY_CONF");
         env.put("PROXY_BASE", base.toString());
         env.put("JAVA_OPTS", javaOpts);
+        if (path != null) {
+            env.put("PATH", path);
+        }
         return builder;
     }
 

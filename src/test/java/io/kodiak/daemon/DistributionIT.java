@@ -1,0 +1,134 @@
+package io.kodiak.daemon;
+
+import io.kodiak.support.RecordingUpstream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The release archive (target/kodiak-VERSION.tar.gz, made by mvn package): what it holds, and that
+ * an unpacked copy starts, forwards, reports and stops with a JDK alone, Maven out of reach.
+ */
+class DistributionIT {
+    private static final Path TARGET = ProxyScript.REPO.resolve("target");
+
+    @TempDir
+    Path dir;
+
+    private static Path archive() throws IOException {
+        try (Stream<Path> files = Files.list(TARGET)) {
+            List<Path> archives = files.filter(f -> f.getFileName().toString().matches("kodiak-.+\\.tar\\.gz")).toList();
+            assertEquals(1, archives.size(), "one release archive in target/: " + archives);
+            return archives.get(0);
+        }
+    }
+
+    private static String top(Path archive) {
+        String name = archive.getFileName().toString();
+        return name.substring(0, name.length() - ".tar.gz".length());
+    }
+
+    private static String run(Path cwd, String... command) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder(command).directory(cwd.toFile()).redirectErrorStream(true).start();
+        byte[] output = process.getInputStream().readAllBytes();
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS), String.join(" ", command) + " did not finish");
+        String text = new String(output, StandardCharsets.UTF_8);
+        assertEquals(0, process.exitValue(), String.join(" ", command) + ":\n" + text);
+        return text;
+    }
+
+    @Test
+    void theArchiveHoldsOneTopDirectoryWithEverythingToRunAndNothingToBuild() throws Exception {
+        Path archive = archive();
+        String top = top(archive);
+        String version = top.substring("kodiak-".length());
+        List<String> entries = run(dir, "tar", "-tzvf", archive.toString()).lines().toList();
+        List<String> names = entries.stream().map(line -> line.substring(line.lastIndexOf(' ') + 1)).toList();
+        for (String name : names) {
+            assertTrue(name.startsWith(top + "/"), "outside " + top + "/: " + name);
+            assertFalse(name.contains("/src/") || name.endsWith("pom.xml") || name.contains("/target/"), name);
+        }
+        for (String expected : List.of("bin/proxy.sh", "bin/lib/daemon.sh", "conf/proxy.conf", "conf/logback.xml",
+                "lib/kodiak-" + version + ".jar", "lib/grizzly-framework-2.3.35.jar", "lib/config-", "docs/daemon.md",
+                "dist/kodiak.service", "README.md", "THIRD-PARTY.txt", "licenses/")) {
+            assertTrue(names.stream().anyMatch(n -> n.startsWith(top + "/" + expected)), expected + " in " + names);
+        }
+        String proxyScript = entries.stream().filter(e -> e.endsWith(top + "/bin/proxy.sh")).findFirst().orElseThrow();
+        assertTrue(proxyScript.startsWith("-rwxr-xr-x"), proxyScript);
+        String thirdParty = run(dir, "tar", "-xzOf", archive.toString(), top + "/THIRD-PARTY.txt");
+        assertTrue(thirdParty.contains("grizzly-framework") && thirdParty.contains("logback-classic"), thirdParty);
+    }
+
+    @Test
+    void anUnpackedCopyRunsWithAJdkAloneAndNeverCallsMaven() throws Exception {
+        Path archive = archive();
+        run(dir, "tar", "-xzf", archive.toString());
+        Path home = dir.resolve(top(archive));
+        // Maven first on the PATH, recording any call: an installation must never build.
+        Path fakeBin = Files.createDirectories(dir.resolve("fake-bin"));
+        Path called = dir.resolve("mvn-was-called");
+        Path mvn = fakeBin.resolve("mvn");
+        Files.writeString(mvn, "#!/bin/sh\ntouch '" + called + "'\nexit 1\n");
+        Files.setPosixFilePermissions(mvn, PosixFilePermissions.fromString("rwxr-xr-x"));
+        String path = fakeBin + ":/usr/local/bin:/usr/bin:/bin";
+
+        String version = run(dir, "env", "PATH=" + path, home.resolve("bin/proxy.sh").toString(), "version");
+        assertEquals("Kodiak " + top(archive).substring("kodiak-".length()), version.strip());
+
+        try (RecordingUpstream upstream = new RecordingUpstream(RecordingUpstream.ECHO)) {
+            ProxyScript proxy = new ProxyScript(Files.createDirectories(dir.resolve("instance")), upstream.url("/"), "")
+                    .through(home.resolve("bin/proxy.sh"), dir).path(path);
+            try {
+                ProxyScript.Result started = proxy.run("start");
+                assertEquals(0, started.exitCode(), started.output());
+                try (io.kodiak.support.RawHttp raw = new io.kodiak.support.RawHttp(proxy.port)) {
+                    raw.send("POST /installed HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello");
+                    assertEquals("hello", raw.read().bodyText());
+                }
+                assertEquals("/installed", upstream.received().get(0).target());
+                assertEquals(0, proxy.run("status").exitCode());
+                ProxyScript.Result stopped = proxy.run("stop");
+                assertEquals(0, stopped.exitCode(), stopped.output());
+            } finally {
+                proxy.cleanUp();
+            }
+        }
+        assertFalse(Files.exists(called), "bin/proxy.sh called Maven in an installation");
+        assertFalse(Files.exists(home.resolve("target")), "an installation made a target/ directory");
+        assertTrue(Files.getPosixFilePermissions(home.resolve("bin/proxy.sh")).contains(PosixFilePermission.OWNER_EXECUTE));
+    }
+
+    @Test
+    void theSystemdUnitVerifies() throws Exception {
+        Path analyze = Path.of("/usr/bin/systemd-analyze");
+        assumeTrue(Files.isExecutable(analyze), "systemd-analyze is not installed here");
+        Path archive = archive();
+        run(dir, "tar", "-xzf", archive.toString());
+        Path home = dir.resolve(top(archive));
+        // The unit as shipped, its /opt/kodiak paths pointed at the unpacked copy (verify checks that ExecStart exists).
+        String unit = Files.readString(home.resolve("dist/kodiak.service")).replace("/opt/kodiak", home.toString());
+        Path copy = dir.resolve("kodiak.service");
+        Files.writeString(copy, unit);
+        Process process = new ProcessBuilder(analyze.toString(), "verify", "--man=no", copy.toString())
+                .redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS));
+        // Lines about this unit only: verify also reports on units of the host it cannot load in a container.
+        List<String> aboutUnit = output.lines().filter(l -> l.contains("kodiak.service")).toList();
+        assertEquals(List.of(), aboutUnit, output);
+    }
+}
