@@ -104,7 +104,7 @@ public final class ServerTls {
     public SSLFilter filter(TlsObserver observer) {
         SSLEngineConfigurator engines = new Engines(context, settings);
         Handshakes handshakes = new Handshakes("client", observer);
-        SSLFilter filter = new SSLFilter(engines, null) {
+        SSLFilter filter = new ReusingSslFilter(engines, null) {
             @Override
             public org.glassfish.grizzly.filterchain.NextAction handleRead(org.glassfish.grizzly.filterchain.FilterChainContext ctx)
                     throws java.io.IOException {

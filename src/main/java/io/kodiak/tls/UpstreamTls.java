@@ -79,7 +79,7 @@ public final class UpstreamTls {
      * handshake with its cause (the connection is closed after it).
      */
     public SSLFilter filterFor(String host, int port, BiConsumer<Connection<?>, Throwable> onFailure, TlsObserver observer) {
-        SSLFilter filter = new SSLFilter(null, new Engines(context, settings, host, port)) {
+        SSLFilter filter = new ReusingSslFilter(null, new Engines(context, settings, host, port)) {
             @Override
             protected void notifyHandshakeFailed(Connection connection, Throwable t) {
                 // First: Grizzly's own handling fails the queued writes, which closes the
