@@ -43,8 +43,26 @@ public final class HeadWriter {
         return this;
     }
 
+    /**
+     * A non-negative number (a status, a Content-Length) written digit by digit: every response
+     * head has one or two, and Long.toString allocated a string and its bytes for each.
+     */
     public HeadWriter decimal(long value) {
-        return ascii(Long.toString(value));
+        if (value < 0) {
+            throw new IllegalArgumentException("a status or length is never negative: " + value);
+        }
+        int digits = 1;
+        for (long rest = value / 10; rest > 0; rest /= 10) {
+            digits++;
+        }
+        ensure(digits);
+        long rest = value;
+        for (int i = length + digits - 1; i >= length; i--) {
+            bytes[i] = (byte) ('0' + rest % 10);
+            rest /= 10;
+        }
+        length += digits;
+        return this;
     }
 
     /** A field line's start: the name and ": ". */
