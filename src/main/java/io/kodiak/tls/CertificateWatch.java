@@ -13,7 +13,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Re-reads the listener's certificates and keys when their files change, checked every
+ * Re-reads the listener's certificates and keys, and its client-ca file when clients present
+ * certificates, when their files change, checked every
  * {@link #CHECK_MILLIS} on the transport's timer: new handshakes use the new pairs, connections
  * already open keep theirs. A change that cannot be loaded (a half-written file, a key that does
  * not match) keeps the pairs in use and is logged once; the next change is tried again.
@@ -34,6 +35,9 @@ public final class CertificateWatch {
         for (TlsSettings.Sni sni : settings.sni()) {
             watched.add(sni.certificate());
             watched.add(sni.key());
+        }
+        if (settings.clientAuth() != TlsSettings.ClientAuth.NONE) {
+            watched.add(settings.clientCa());
         }
         this.files = List.copyOf(watched);
         this.seen = fingerprint();

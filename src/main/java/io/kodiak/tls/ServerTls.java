@@ -9,6 +9,7 @@ import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedTrustManager;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.X509Certificate;
@@ -37,11 +38,14 @@ public final class ServerTls {
 
     private final TlsSettings settings;
     private final SniKeyManager keys;
+    /** Null unless clients present certificates (client-auth optional or required). */
+    private final ClientCaTrust clientCas;
     private final SSLContext context;
 
-    private ServerTls(TlsSettings settings, SniKeyManager keys, SSLContext context) {
+    private ServerTls(TlsSettings settings, SniKeyManager keys, ClientCaTrust clientCas, SSLContext context) {
         this.settings = settings;
         this.keys = keys;
+        this.clientCas = clientCas;
         this.context = context;
     }
 
@@ -49,9 +53,11 @@ public final class ServerTls {
     public static ServerTls create(TlsSettings settings) throws PemMaterial.Unusable {
         SniKeyManager keys = new SniKeyManager(entries(settings));
         try {
+            ClientCaTrust clientCas = settings.clientAuth() == TlsSettings.ClientAuth.NONE ? null
+                    : new ClientCaTrust(trust(settings));
             SSLContext context = SSLContext.getInstance("TLS");
-            context.init(new KeyManager[] {keys}, trust(settings), null);
-            return new ServerTls(settings, keys, context);
+            context.init(new KeyManager[] {keys}, clientCas == null ? null : new TrustManager[] {clientCas}, null);
+            return new ServerTls(settings, keys, clientCas, context);
         } catch (GeneralSecurityException e) {
             throw new PemMaterial.Unusable("cannot set up TLS (" + e.getMessage() + ")");
         }
@@ -76,10 +82,8 @@ public final class ServerTls {
         return material;
     }
 
-    private static TrustManager[] trust(TlsSettings settings) throws PemMaterial.Unusable, GeneralSecurityException {
-        if (settings.clientAuth() == TlsSettings.ClientAuth.NONE) {
-            return null;
-        }
+    /** The JDK's PKIX check against the CAs of client-ca as the file holds them now. */
+    private static X509ExtendedTrustManager trust(TlsSettings settings) throws PemMaterial.Unusable, GeneralSecurityException {
         KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
         try {
             store.load(null, null);
@@ -92,12 +96,33 @@ public final class ServerTls {
         }
         TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         factory.init(store);
-        return factory.getTrustManagers();
+        for (TrustManager manager : factory.getTrustManagers()) {
+            if (manager instanceof X509ExtendedTrustManager x509) {
+                return x509;
+            }
+        }
+        throw new GeneralSecurityException("no X.509 trust manager in the JDK");
     }
 
-    /** Re-reads every certificate and key; new handshakes use them, open connections keep theirs. */
+    /**
+     * Re-reads every certificate and key, and the client CAs; new handshakes use them, open
+     * connections keep theirs. Nothing is replaced unless everything could be read.
+     */
     public void reload() throws PemMaterial.Unusable {
-        keys.replace(entries(settings));
+        List<SniKeyManager.Entry> entries = entries(settings);
+        if (clientCas != null) {
+            X509ExtendedTrustManager cas;
+            try {
+                cas = trust(settings);
+            } catch (GeneralSecurityException e) {
+                throw new PemMaterial.Unusable("client-ca " + settings.clientCa() + " (" + e.getMessage() + ")");
+            }
+            if (cas.getAcceptedIssuers().length == 0) {
+                throw new PemMaterial.Unusable("client-ca " + settings.clientCa() + " holds no certificate");
+            }
+            clientCas.replace(cas);
+        }
+        keys.replace(entries);
     }
 
     /** A new filter for a listener's chain (right after the TransportFilter); {@code observer} hears each handshake. */

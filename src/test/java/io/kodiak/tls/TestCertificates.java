@@ -81,6 +81,11 @@ public final class TestCertificates {
 
     /** A client-side context that trusts the test CA, optionally presenting {@code identity}. */
     public SSLContext clientContext(Issued identity) throws Exception {
+        return clientContext(identity, this);
+    }
+
+    /** A client-side context that trusts this test CA, presenting {@code identity}, issued by {@code issuer}'s CA. */
+    public SSLContext clientContext(Issued identity, TestCertificates issuer) throws Exception {
         KeyStore trust = KeyStore.getInstance("PKCS12");
         trust.load(null, null);
         trust.setCertificateEntry("ca", ca.certificate());
@@ -91,7 +96,7 @@ public final class TestCertificates {
             KeyStore keys = KeyStore.getInstance("PKCS12");
             keys.load(null, null);
             keys.setKeyEntry("me", identity.keys().getPrivate(), new char[0],
-                    new X509Certificate[] {identity.certificate(), ca.certificate()});
+                    new X509Certificate[] {identity.certificate(), issuer.ca.certificate()});
             kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             kmf.init(keys, new char[0]);
         }

@@ -199,6 +199,34 @@ class TlsListenerTest {
     }
 
     @Test
+    void aChangedClientCaFileDecidesNewHandshakes() throws Exception {
+        TestCertificates other = new TestCertificates(java.nio.file.Files.createDirectories(dir.resolve("other-ca")));
+        java.nio.file.Path clientCa = dir.resolve("clients-ca.pem");
+        java.nio.file.Files.copy(certs.ca().certificateFile(), clientCa);
+        start("client-auth = required, client-ca = \"" + clientCa + "\"\n");
+        TestCertificates.Issued firstClient = certs.leaf("first-client", Duration.ofDays(30), "first.test");
+        SSLContext first = certs.clientContext(firstClient);
+        SSLContext second = certs.clientContext(other.leaf("second-client", Duration.ofDays(30), "second.test"), other);
+        String request = "GET /ca HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+        assertTrue(served(first, request), "a client of the configured CA is served");
+        assertTrue(!served(second, request), "a client of another CA is not");
+        java.nio.file.Files.copy(other.ca().certificateFile(), clientCa, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        io.kodiak.support.Await.await(() -> served(second, request), "the other CA's client served once client-ca names it");
+        // A new client of the first CA is refused now. (One that resumes a TLS session made before
+        // the change keeps that session's verdict until it expires, as with nginx: a fresh context.)
+        assertTrue(!served(certs.clientContext(firstClient), request), "the first CA's client is refused now");
+    }
+
+    /** True when a request over a new connection with {@code context}'s client certificate got a 200. */
+    private boolean served(SSLContext context, String request) {
+        try (SSLSocket socket = connect(context, "localhost")) {
+            return exchange(socket, request).startsWith("HTTP/1.1 200");
+        } catch (IOException refused) {
+            return false;
+        }
+    }
+
+    @Test
     void badTlsSettingsAreRefusedNamingTheKey() throws Exception {
         TestCertificates.Issued old = certs.expired("old", "old.test");
         String route = "proxy.routes = [ { prefix = \"/\", upstream = \"http://127.0.0.1:9/\" } ]\n";
