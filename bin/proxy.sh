@@ -450,7 +450,8 @@ cmd_run() {
 }
 
 cmd_version() {
-  resolve_base
+  # An installation is not written to (no logs/ for a version); a checkout may need its first build.
+  [ "$INSTALLED" = true ] || resolve_base
   find_java
   ensure_built
   snapshot_dist

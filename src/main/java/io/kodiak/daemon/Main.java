@@ -20,7 +20,7 @@ import java.util.concurrent.CountDownLatch;
 /**
  * Command line entry: {@code kodiak [--print-settings] [-c FILE | FILE]} (default conf/proxy.conf),
  * or {@code kodiak --version}.
- * Exit codes: 0 after a clean stop, 1 when the listener or the admin listener cannot start, 2 for
+ * Exit codes: 0 after a clean stop (143, the JVM's own, when SIGTERM stopped it), 1 when the listener or the admin listener cannot start, 2 for
  * invalid configuration or usage. {@code --print-settings} validates the configuration and prints
  * what bin/proxy.sh needs to know about it, without starting anything.
  */

@@ -8,7 +8,9 @@ import java.security.cert.X509Certificate;
 
 /**
  * The listener's check of client certificates, against CAs that can be replaced while it runs
- * (client-ca re-read like the certificates): each handshake asks the CAs current when it starts.
+ * (client-ca re-read like the certificates): a client's certificate is checked against the CAs
+ * current when it arrives (a handshake under way during a change may have been sent the previous
+ * list of CA names).
  * The JSSE context keeps the trust manager it was made with, so the replacing happens here, in the
  * one it holds.
  */

@@ -5,7 +5,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
@@ -29,11 +28,12 @@ class DistributionIT {
     @TempDir
     Path dir;
 
+    /** The archive this build made: the newest in target/ (an older version's may be left there). */
     private static Path archive() throws IOException {
         try (Stream<Path> files = Files.list(TARGET)) {
-            List<Path> archives = files.filter(f -> f.getFileName().toString().matches("kodiak-.+\\.tar\\.gz")).toList();
-            assertEquals(1, archives.size(), "one release archive in target/: " + archives);
-            return archives.get(0);
+            return files.filter(f -> f.getFileName().toString().matches("kodiak-.+\\.tar\\.gz"))
+                    .max(java.util.Comparator.comparing(f -> f.toFile().lastModified()))
+                    .orElseThrow(() -> new AssertionError("no release archive in " + TARGET + " (mvn package makes it)"));
         }
     }
 
@@ -42,13 +42,22 @@ class DistributionIT {
         return name.substring(0, name.length() - ".tar.gz".length());
     }
 
+    /** Runs {@code command} to completion (at most 60 s) and returns its output; it must exit 0. */
     private static String run(Path cwd, String... command) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(command).directory(cwd.toFile()).redirectErrorStream(true).start();
-        byte[] output = process.getInputStream().readAllBytes();
-        assertTrue(process.waitFor(60, TimeUnit.SECONDS), String.join(" ", command) + " did not finish");
-        String text = new String(output, StandardCharsets.UTF_8);
-        assertEquals(0, process.exitValue(), String.join(" ", command) + ":\n" + text);
-        return text;
+        Path output = Files.createTempFile("distribution-it", ".out");
+        try {
+            Process process = new ProcessBuilder(command).directory(cwd.toFile()).redirectErrorStream(true)
+                    .redirectOutput(output.toFile()).start();
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError(String.join(" ", command) + " did not finish within 60 s");
+            }
+            String text = Files.readString(output);
+            assertEquals(0, process.exitValue(), String.join(" ", command) + ":\n" + text);
+            return text;
+        } finally {
+            Files.deleteIfExists(output);
+        }
     }
 
     @Test
@@ -56,8 +65,8 @@ class DistributionIT {
         Path archive = archive();
         String top = top(archive);
         String version = top.substring("kodiak-".length());
+        List<String> names = run(dir, "tar", "-tzf", archive.toString()).lines().toList();
         List<String> entries = run(dir, "tar", "-tzvf", archive.toString()).lines().toList();
-        List<String> names = entries.stream().map(line -> line.substring(line.lastIndexOf(' ') + 1)).toList();
         for (String name : names) {
             assertTrue(name.startsWith(top + "/"), "outside " + top + "/: " + name);
             assertFalse(name.contains("/src/") || name.endsWith("pom.xml") || name.contains("/target/"), name);
@@ -108,7 +117,11 @@ class DistributionIT {
             }
         }
         assertFalse(Files.exists(called), "bin/proxy.sh called Maven in an installation");
-        assertFalse(Files.exists(home.resolve("target")), "an installation made a target/ directory");
+        try (Stream<Path> written = Files.list(home)) {
+            assertEquals(List.of("README.md", "THIRD-PARTY.txt", "bin", "conf", "dist", "docs", "lib", "licenses"),
+                    written.map(p -> p.getFileName().toString()).sorted().toList(),
+                    "the installation holds what was unpacked and nothing more (no target/, no logs/)");
+        }
         assertTrue(Files.getPosixFilePermissions(home.resolve("bin/proxy.sh")).contains(PosixFilePermission.OWNER_EXECUTE));
     }
 
@@ -121,14 +134,20 @@ class DistributionIT {
         Path home = dir.resolve(top(archive));
         // The unit as shipped, its /opt/kodiak paths pointed at the unpacked copy (verify checks that ExecStart exists).
         String unit = Files.readString(home.resolve("dist/kodiak.service")).replace("/opt/kodiak", home.toString());
-        Path copy = dir.resolve("kodiak.service");
-        Files.writeString(copy, unit);
-        Process process = new ProcessBuilder(analyze.toString(), "verify", "--man=no", copy.toString())
-                .redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(process.waitFor(60, TimeUnit.SECONDS));
-        // Lines about this unit only: verify also reports on units of the host it cannot load in a container.
-        List<String> aboutUnit = output.lines().filter(l -> l.contains("kodiak.service")).toList();
-        assertEquals(List.of(), aboutUnit, output);
+        assertEquals(List.of(), verify(analyze, "kodiak.service", unit));
+        // The check itself can fail: a unit with a mistake in it is reported.
+        List<String> control = verify(analyze, "kodiak-control.service", unit.replace("KillMode=mixed", "KillMode=bogus"));
+        assertTrue(control.stream().anyMatch(line -> line.contains("KillMode") || line.contains("kill mode")), control.toString());
+    }
+
+    /** systemd-analyze verify's lines about {@code name} (it also reports on host units a container cannot load). */
+    private List<String> verify(Path analyze, String name, String unit) throws IOException, InterruptedException {
+        Path file = dir.resolve(name);
+        Files.writeString(file, unit);
+        Path output = dir.resolve(name + ".out");
+        Process process = new ProcessBuilder(analyze.toString(), "verify", "--man=no", file.toString())
+                .redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS), "systemd-analyze verify did not finish");
+        return Files.readAllLines(output).stream().filter(line -> line.contains(name)).toList();
     }
 }

@@ -112,15 +112,9 @@ public final class RawHttp implements AutoCloseable {
         if (!"chunked".equalsIgnoreCase(response.header("transfer-encoding"))) {
             return bodyStream(Long.parseLong(response.header("content-length")));
         }
-        return new InputStream() {
+        return new BodyStream() {
             private long left;
             private boolean done;
-
-            @Override
-            public int read() throws IOException {
-                byte[] one = new byte[1];
-                return read(one, 0, 1) == -1 ? -1 : one[0] & 0xff;
-            }
 
             @Override
             public int read(byte[] buffer, int offset, int max) throws IOException {
@@ -152,14 +146,8 @@ public final class RawHttp implements AutoCloseable {
 
     /** The next {@code length} bytes as a stream, for a body too large to hold (after {@link #readHead}). */
     public InputStream bodyStream(long length) {
-        return new InputStream() {
+        return new BodyStream() {
             private long left = length;
-
-            @Override
-            public int read() throws IOException {
-                byte[] one = new byte[1];
-                return read(one, 0, 1) == -1 ? -1 : one[0] & 0xff;
-            }
 
             @Override
             public int read(byte[] buffer, int offset, int max) throws IOException {
@@ -259,5 +247,17 @@ public final class RawHttp implements AutoCloseable {
         public String toString() {
             return statusLine + " " + headers.size() + " headers, " + body.length + " bytes";
         }
+    }
+
+    /** A body read in blocks; one byte at a time is a block of one. */
+    private abstract static class BodyStream extends InputStream {
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) == -1 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public abstract int read(byte[] buffer, int offset, int max) throws IOException;
     }
 }

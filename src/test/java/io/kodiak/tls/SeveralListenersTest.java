@@ -15,10 +15,8 @@ import org.slf4j.LoggerFactory;
 
 import javax.net.ssl.SSLSocket;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -65,15 +63,7 @@ class SeveralListenersTest {
     }
 
     private static String exchange(SSLSocket socket, String request) throws IOException {
-        socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
-        socket.getOutputStream().flush();
-        InputStream in = socket.getInputStream();
-        StringBuilder response = new StringBuilder();
-        byte[] buffer = new byte[4096];
-        for (int n; (n = in.read(buffer)) > 0; ) {
-            response.append(new String(buffer, 0, n, StandardCharsets.ISO_8859_1));
-        }
-        return response.toString();
+        return TlsTalk.exchange(socket, request);
     }
 
     @Test

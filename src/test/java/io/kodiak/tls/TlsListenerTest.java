@@ -15,7 +15,6 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -86,15 +85,7 @@ class TlsListenerTest {
     }
 
     private static String exchange(SSLSocket socket, String request) throws IOException {
-        socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
-        socket.getOutputStream().flush();
-        InputStream in = socket.getInputStream();
-        StringBuilder response = new StringBuilder();
-        byte[] buffer = new byte[4096];
-        for (int n; (n = in.read(buffer)) > 0; ) {
-            response.append(new String(buffer, 0, n, StandardCharsets.ISO_8859_1));
-        }
-        return response.toString();
+        return TlsTalk.exchange(socket, request);
     }
 
     @Test
