@@ -126,6 +126,46 @@ class BodyStreamingTest {
         }
     }
 
+    /**
+     * Several clients at once, each sending all its requests before reading: responses of mixed
+     * sizes, small ones between large ones that fill the socket buffers and are written in parts.
+     * The connections share the selector threads, so a buffer given back too early (over TLS, the
+     * encrypted output Grizzly reuses) would corrupt another connection's bytes: every body is
+     * compared.
+     */
+    @Test
+    void pipelinedResponsesOfMixedSizesToSeveralClientsArriveIntact() throws Exception {
+        long[] sizes = {300_000, 17, 8 * MIB, 16_384, 40_000, 1, MIB + 3};
+        java.util.concurrent.ExecutorService clients = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            java.util.List<java.util.concurrent.Future<Integer>> done = new java.util.ArrayList<>();
+            for (int c = 0; c < 4; c++) {
+                int client = c;
+                done.add(clients.submit(() -> {
+                    try (RawHttp raw = new RawHttp(proxy.port())) {
+                        StringBuilder requests = new StringBuilder();
+                        for (int i = 0; i < sizes.length; i++) {
+                            requests.append("GET /bytes/").append(sizes[i]).append((i + client) % 2 == 0 ? "?chunked" : "")
+                                    .append(" HTTP/1.1\r\nHost: a\r\n\r\n");
+                        }
+                        raw.send(requests.toString());
+                        for (long size : sizes) {
+                            RawHttp.Response response = raw.readHead();
+                            assertEquals(200, response.status());
+                            assertEquals(Patterns.sha256Of(size), Patterns.sha256(raw.bodyStream(response)), "body of " + size);
+                        }
+                        return sizes.length;
+                    }
+                }));
+            }
+            for (java.util.concurrent.Future<Integer> client : done) {
+                assertEquals(sizes.length, client.get(60, java.util.concurrent.TimeUnit.SECONDS));
+            }
+        } finally {
+            clients.shutdownNow();
+        }
+    }
+
     @Test
     void explicitChunksFromARawClientAreReframedCorrectly() throws Exception {
         try (RawHttp raw = new RawHttp(proxy.port())) {
