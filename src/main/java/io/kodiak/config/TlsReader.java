@@ -99,23 +99,7 @@ final class TlsReader {
      */
     UpstreamTlsSettings readUpstream(String at, UpstreamTlsSettings inherited) {
         Config root = keys.config();
-        Path trust = inherited == null ? null : inherited.trust();
-        if (inherited == null || keys.has(at + ".trust")) {
-            trust = null;
-            String trustText = keys.read(at + ".trust", root::getString, "\"system\" or a PEM file of CA certificates", "system");
-            if (!trustText.equals("system")) {
-                trust = readable(at + ".trust", trustText);
-                if (trust != null) {
-                    try {
-                        if (PemMaterial.certificates(trust).isEmpty()) {
-                            keys.problem(at + ".trust", trustText, "a PEM file with at least one CA certificate");
-                        }
-                    } catch (PemMaterial.Unusable e) {
-                        keys.problem(at + ".trust", trustText, "a readable PEM file of CA certificates (" + e.getMessage() + ")");
-                    }
-                }
-            }
-        }
+        Path trust = inherited == null || keys.has(at + ".trust") ? trust(at + ".trust") : inherited.trust();
         boolean verify = inherited == null || keys.has(at + ".verify-hostname")
                 ? keys.read(at + ".verify-hostname", root::getBoolean, "true or false", true)
                 : inherited.verifyHostname();
@@ -136,6 +120,25 @@ final class TlsReader {
             }
         }
         return new UpstreamTlsSettings(trust, verify, certificate, key, serverName);
+    }
+
+    /** A trust setting: null for "system" (the JDK's CAs), else a readable PEM file of CA certificates. */
+    private Path trust(String key) {
+        String text = keys.read(key, keys.config()::getString, "\"system\" or a PEM file of CA certificates", "system");
+        if (text.equals("system")) {
+            return null;
+        }
+        Path trust = readable(key, text);
+        if (trust != null) {
+            try {
+                if (PemMaterial.certificates(trust).isEmpty()) {
+                    keys.problem(key, text, "a PEM file with at least one CA certificate");
+                }
+            } catch (PemMaterial.Unusable e) {
+                keys.problem(key, text, "a readable PEM file of CA certificates (" + e.getMessage() + ")");
+            }
+        }
+        return trust;
     }
 
     private List<TlsSettings.Sni> sni(String key) {
