@@ -104,6 +104,14 @@ public final class ProxyListener {
                 connections.attach(binding.server);
             }
         } catch (IOException e) {
+            // Unbound one by one: Grizzly's unbind waits for the socket to close, which a plain
+            // shutdown leaves to the selector thread (the address could still be taken when the
+            // error reaches the caller, and a retry would fail on it).
+            for (Binding binding : bindings) {
+                if (binding.server != null) {
+                    transport.unbind(binding.server);
+                }
+            }
             try {
                 transport.shutdownNow();
             } catch (IOException closing) {
