@@ -29,6 +29,7 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -48,6 +49,8 @@ public final class ProxyListener {
     public static final int WRITE_QUEUE_LIMIT = 256 * 1024;
     private static final int BACKLOG = 8192;
     private final TCPNIOTransport transport;
+    /** The transport's selector threads, set by start(): their end releases the listening sockets. */
+    private ExecutorService selectorThreads;
     private final Drain drain;
     private final ConnectionLimit connections;
     private final List<Binding> bindings = new ArrayList<>();
@@ -97,6 +100,8 @@ public final class ProxyListener {
      */
     public void start() throws IOException {
         transport.start();
+        // Kept: a graceful shutdown drops the transport's reference before stop() could wait on it.
+        selectorThreads = transport.getKernelThreadPool();
         try {
             for (int i = bindings.size() - 1; i >= 0; i--) {
                 Binding binding = bindings.get(i);
@@ -104,16 +109,8 @@ public final class ProxyListener {
                 connections.attach(binding.server);
             }
         } catch (IOException e) {
-            // Unbound one by one: Grizzly's unbind waits for the socket to close, which a plain
-            // shutdown leaves to the selector thread (the address could still be taken when the
-            // error reaches the caller, and a retry would fail on it).
-            for (Binding binding : bindings) {
-                if (binding.server != null) {
-                    transport.unbind(binding.server);
-                }
-            }
             try {
-                transport.shutdownNow();
+                shutdownAndReleaseAddresses();
             } catch (IOException closing) {
                 e.addSuppressed(closing);
             }
@@ -173,9 +170,28 @@ public final class ProxyListener {
             // Grace expired or shutdown failed: fall through to the hard stop.
         }
         try {
-            transport.shutdownNow();
+            shutdownAndReleaseAddresses();
         } catch (IOException e) {
             // Closing sockets on the way out; nothing useful is left to do with the error.
+        }
+    }
+
+    /**
+     * Stops the transport and returns once its addresses can be bound again. A listening channel
+     * closed while registered with a selector keeps its socket until that selector deregisters
+     * it, on its own thread, after Grizzly's close future has already completed; the selector
+     * threads close their selectors (releasing every socket) on their way out, so waiting for the
+     * kernel pool to end is waiting for the addresses (a retry or a restart on the same port
+     * would otherwise fail on "Address already in use").
+     */
+    private void shutdownAndReleaseAddresses() throws IOException {
+        transport.shutdownNow();
+        if (selectorThreads != null) {
+            try {
+                selectorThreads.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
