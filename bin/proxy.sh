@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Kodiak as a daemon: bin/proxy.sh start|stop|restart|status|run|version [-c FILE]
+# Kodiak as a daemon: bin/proxy.sh start|stop|restart|reload|status|run|version [-c FILE]
 # Environment:
 #   PROXY_CONF  the configuration (default conf/proxy.conf); -c FILE takes precedence
 #   PROXY_BASE  the instance directory (default: this installation); holds proxy.pid and logs/
 #   JAVA_OPTS   JVM options, placed after the defaults so they win; -Dproxy.<key>=<value> overrides any key
-# Exit codes: 0 done, 1 failed (not started, already running), 2 bad usage or configuration, 3 not running (status).
+# Exit codes: 0 done, 1 failed (not started, already running, no answer to a reload), 2 bad usage or
+# configuration (a reload refused: the running configuration stays), 3 not running (status, reload).
 set -euo pipefail
 
 # shellcheck source=lib/daemon.sh
@@ -28,10 +29,12 @@ STOP_MARGIN_SECONDS=15
 
 usage() {
   cat >&2 <<EOF
-usage: $(basename "$0") start|stop|restart|status|run|version [-c FILE]
+usage: $(basename "$0") start|stop|restart|reload|status|run|version [-c FILE]
   start    build if needed, start in the background, return once the listener accepts connections
   stop     drain (finish in-flight exchanges within proxy.shutdown.grace-period) and stop
   restart  stop, then start
+  reload   re-read the configuration (the running one's file, or -c FILE) without dropping anything;
+           exit 0 applied, 2 refused (the running configuration stays), 3 not running
   status   exit 0 and a summary when running, 3 when not
   run      in the foreground (systemd, containers); SIGTERM drains like stop
   version  Kodiak's version (also --version)
@@ -83,8 +86,12 @@ resolve_base() {
   PID_FILE=$PROXY_BASE/proxy.pid
   # The JVM's stdout and stderr: start-up errors, JVM warnings. Kodiak's own logs are kodiak.log and access.log.
   CONSOLE_LOG=$LOG_DIR/console.log
-  # What the running instance was started with (listener, admin, grace period, routes), for status and stop.
+  # What the running instance runs with (listener, admin, grace period, routes, its file), for status,
+  # stop and reload; written at start, rewritten by the daemon on each applied reload.
   SETTINGS_FILE=$LOG_DIR/proxy.settings
+  # A reload request (an id, the file) and the daemon's answer, beside the pid file (see ControlFiles).
+  RELOAD_REQUEST=$PROXY_BASE/proxy.reload
+  RELOAD_RESULT=$PROXY_BASE/proxy.reload-result
   # The trailing space makes the marker match this base exactly, not a base nested below it.
   MARKER="-Dkodiak.daemon=proxy:$PROXY_BASE "
 }
@@ -198,7 +205,7 @@ read_settings() {
 # Reads key=value lines (from read_settings or the settings file) into shell variables.
 parse_settings() {
   LISTENER_HOST=127.0.0.1 LISTENER_PORT=9401 LISTENER_SCHEME=http ADMIN_ENABLED=false ADMIN_HOST=127.0.0.1 ADMIN_PORT=9481
-  GRACE_SECONDS=30 ROUTES=() MORE_LISTENERS=() MORE_ADDRESSES=()
+  GRACE_SECONDS=30 ROUTES=() MORE_LISTENERS=() MORE_ADDRESSES=() CONFIG_FILE=
   local key value scheme host port
   while IFS='=' read -r key value; do
     case $key in
@@ -214,6 +221,7 @@ parse_settings() {
       admin_port) ADMIN_PORT=$value ;;
       grace_seconds) GRACE_SECONDS=$value ;;
       route) ROUTES+=("$value") ;;
+      config_file) CONFIG_FILE=$value ;;
     esac
   done
 }
@@ -258,6 +266,7 @@ print_routes() {
 java_command() {
   java_opts_words
   JAVA_CMD=("$JAVA" "-Dkodiak.daemon=proxy:$PROXY_BASE" "-Dkodiak.pid-file=$PID_FILE" "-DPROXY_LOG_DIR=$LOG_DIR"
+    "-Dkodiak.settings-file=$SETTINGS_FILE"
     "-Dlogback.configurationFile=$HOME_DIR/conf/logback.xml"
     -Xms256m -Xmx1g -XX:+ExitOnOutOfMemoryError "-XX:ErrorFile=$LOG_DIR/hs_err_pid%p.log" -Dfile.encoding=UTF-8
     -Djdk.tls.rejectClientInitiatedRenegotiation=true)
@@ -289,6 +298,11 @@ prepare() {
   java_command
 }
 
+record_settings() {
+  printf '%s\nconfig_file=%s\n' "$SETTINGS" "$CONF" >"$SETTINGS_FILE"
+  rm -f "$RELOAD_REQUEST" "$RELOAD_RESULT"
+}
+
 refuse_if_running() {
   local pid
   if pid=$(daemon_pid "$PID_FILE" "$MARKER"); then
@@ -317,7 +331,7 @@ cmd_start() {
       exit 1
     fi
   done
-  printf '%s\n' "$SETTINGS" >"$SETTINGS_FILE"
+  record_settings
   # One start per file, so a failed start shows its own last lines; the previous run's stay in console.log.1.
   [ -f "$CONSOLE_LOG" ] && mv -f "$CONSOLE_LOG" "$CONSOLE_LOG.1"
   # The JVM's working directory is the instance's, so nothing it writes lands where start was called.
@@ -378,6 +392,7 @@ print_live_state() {
     return
   fi
   echo "  health    $(sed -n 's/.*"status":"\([A-Z]*\)".*/\1/p' <<<"$health") ($(admin_url)/health)"
+  echo "  config    generation $(sed -n 's/.*"generation":\([0-9]*\).*/\1/p' <<<"$health"), loaded $(sed -n 's/.*"loaded_at":"\([^"]*\)".*/\1/p' <<<"$health")${CONFIG_FILE:+ from $CONFIG_FILE}"
   awk '
     function value(line) { v = line; sub(/.* /, "", v); return v + 0 }
     function label(line, name) { u = line; if (!sub(".*[{,]" name "=\"", "", u)) return ""; sub(/".*/, "", u); return u }
@@ -437,11 +452,54 @@ cmd_status() {
   exit 0
 }
 
+# Asks the running instance to reload and prints its answer. The daemon validates the file itself
+# (with its own -D overrides) and answers in $RELOAD_RESULT; nothing is applied unless all of it is valid.
+cmd_reload() {
+  resolve_base
+  local pid
+  if ! pid=$(daemon_pid "$PID_FILE" "$MARKER"); then
+    echo "Kodiak is not running (base $PROXY_BASE); nothing to reload" >&2
+    exit 3
+  fi
+  local conf=
+  if [ -n "$CONF_OPTION" ]; then
+    resolve_conf
+    conf=$CONF
+  fi
+  local id tmp waited=0
+  id="$$-$(date +%s%N)"
+  tmp=$(mktemp "$PROXY_BASE/.reload.XXXXXX")
+  printf '%s\n%s\n' "$id" "$conf" >"$tmp"
+  mv -f "$tmp" "$RELOAD_REQUEST"
+  kill -HUP "$pid"
+  # A reload takes well under a second; a minute covers a JVM that is busy or short of memory.
+  while [ "$(sed -n 's/^id=//p' "$RELOAD_RESULT" 2>/dev/null)" != "$id" ]; do
+    if ((waited >= 600)); then
+      echo "Kodiak (pid $pid) did not answer the reload within 60 s; see $LOG_DIR/kodiak.log" >&2
+      exit 1
+    fi
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  local result generation file
+  result=$(sed -n 's/^result=//p' "$RELOAD_RESULT")
+  generation=$(sed -n 's/^generation=//p' "$RELOAD_RESULT")
+  file=$(sed -n 's/^config_file=//p' "$RELOAD_RESULT")
+  if [ "$result" = applied ]; then
+    echo "Kodiak reloaded: configuration generation $generation from $file"
+    sed -n 's/^line=/  /p' "$RELOAD_RESULT"
+    exit 0
+  fi
+  echo "kodiak: reload refused, $file: the running configuration (generation $generation) stays" >&2
+  sed -n 's/^line=/  /p' "$RELOAD_RESULT" >&2
+  exit 2
+}
+
 cmd_run() {
   resolve_base
   refuse_if_running
   prepare
-  printf '%s\n' "$SETTINGS" >"$SETTINGS_FILE"
+  record_settings
   cd "$PROXY_BASE"
   echo "Kodiak running in the foreground on $(listener_urls) (pid $$); logs in $LOG_DIR/" >&2
   # exec keeps this pid, so status and stop work on a foreground instance too.
@@ -464,6 +522,7 @@ case $COMMAND in
   start) cmd_start ;;
   stop) cmd_stop ;;
   restart) cmd_stop; cmd_start ;;
+  reload) cmd_reload ;;
   status) cmd_status ;;
   run) cmd_run ;;
   -h | --help | help) usage; exit 0 ;;

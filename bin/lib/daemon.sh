@@ -64,7 +64,9 @@ daemon_start() {
   fi
   mkdir -p "$(dirname "$pidfile")" "$(dirname "$logfile")"
   echo "--- $(date '+%Y-%m-%d %H:%M:%S') starting $name: $*" >>"$logfile"
-  setsid nohup "$@" >>"$logfile" 2>&1 </dev/null &
+  # setsid: no controlling terminal, so no hang-up reaches the daemon from one. Not nohup: it would
+  # ignore SIGHUP for good, and the JVM then cannot take it over (bin/proxy.sh reload sends it).
+  setsid "$@" >>"$logfile" 2>&1 </dev/null &
   pid=$!
   echo "$pid" >"$pidfile"
   daemon_wait_port "$host" "$port" "$pid" "$seconds"

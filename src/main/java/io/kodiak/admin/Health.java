@@ -37,9 +37,11 @@ final class Health {
 
     String json() {
         State state = state();
+        io.kodiak.exchange.Generation generation = kodiak.generation();
         long uptimeMillis = ManagementFactory.getRuntimeMXBean().getUptime();
         // Every value is a number or a fixed token except the version, which comes from our own pom.
         return "{\"status\":\"" + state + "\",\"version\":\"" + version + "\",\"uptime_seconds\":"
-                + uptimeMillis / 1000 + ",\"in_flight\":" + kodiak.drain().inFlight() + "}";
+                + uptimeMillis / 1000 + ",\"in_flight\":" + kodiak.drain().inFlight()
+                + ",\"generation\":" + generation.number() + ",\"loaded_at\":\"" + generation.loadedAt() + "\"}";
     }
 }

@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
@@ -31,14 +32,18 @@ import java.util.concurrent.TimeUnit;
 public final class Monitoring {
     /** How often latency samples move from the recording threads' rings into the timers. */
     private static final long LATENCY_DRAIN_MILLIS = 50;
-    private final ProxyConfig.Admin settings;
+    private volatile ProxyConfig.Admin settings;
     private final PrometheusMeterRegistry registry;
     /** Null when the admin listener is disabled: then nothing is recorded. */
     private final ProxyMetrics metrics;
     private ScheduledExecutorService latencyDrain;
     private JvmGcMetrics gcMetrics;
     private Health health;
+    private UpstreamsHandler upstreams;
     private AdminServer server;
+    private UpstreamMeters upstreamMeters;
+    private Counter reloadsApplied;
+    private Counter reloadsRefused;
 
     public Monitoring(ProxyConfig config) {
         this.settings = config.admin();
@@ -69,6 +74,10 @@ public final class Monitoring {
             return;
         }
         ProxyGauges.register(registry, kodiak);
+        upstreamMeters = new UpstreamMeters(registry);
+        upstreamMeters.update(kodiak.upstreams().current());
+        reloadsApplied = reloads("applied");
+        reloadsRefused = reloads("refused");
         new JvmMemoryMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
         new ClassLoaderMetrics().bindTo(registry);
@@ -79,9 +88,9 @@ public final class Monitoring {
         gcMetrics = new JvmGcMetrics();
         gcMetrics.bindTo(registry);
 
-        String version = Version.current();
-        health = new Health(kodiak, version);
-        server = new AdminServer(settings, health, this::exposition, new UpstreamsHandler(kodiak.upstreams()), version);
+        health = new Health(kodiak, Version.current());
+        upstreams = new UpstreamsHandler(kodiak.upstreams());
+        server = adminServer(settings);
         try {
             server.start();
         } catch (IOException e) {
@@ -97,6 +106,73 @@ public final class Monitoring {
         });
         latencyDrain.scheduleWithFixedDelay(metrics::drainLatencies, LATENCY_DRAIN_MILLIS, LATENCY_DRAIN_MILLIS,
                 TimeUnit.MILLISECONDS);
+    }
+
+    private AdminServer adminServer(ProxyConfig.Admin at) {
+        return new AdminServer(at, health, this::exposition, upstreams, Version.current());
+    }
+
+    private Counter reloads(String result) {
+        return Counter.builder("kodiak.config.reloads")
+                .description("Configuration reloads by result: applied, or refused (the configuration in service stayed)")
+                .tag("result", result)
+                .register(registry);
+    }
+
+    /**
+     * A reload's admin side, prepared before the proxy's: when proxy.admin's address changes, the
+     * admin listener on the new address, already listening (a load balancer's health checks move
+     * to it without a gap); null when nothing is to change.
+     */
+    public static final class AdminMove {
+        private final ProxyConfig.Admin settings;
+        private final AdminServer server;
+
+        private AdminMove(ProxyConfig.Admin settings, AdminServer server) {
+            this.settings = settings;
+            this.server = server;
+        }
+    }
+
+    /** Binds the admin listener's new address when {@code next} moves it; fails (naming nothing: the caller names proxy.admin) when it cannot. */
+    public AdminMove prepareMove(ProxyConfig next) throws IOException {
+        ProxyConfig.Admin to = next.admin();
+        if (server == null || !to.enabled() || (to.host().equals(settings.host()) && to.port() == settings.port())) {
+            return null;
+        }
+        AdminServer moved = adminServer(to);
+        moved.start();
+        return new AdminMove(to, moved);
+    }
+
+    /** A reload was refused after {@link #prepareMove}: the new address is released. */
+    public void abandonMove(AdminMove move) {
+        if (move != null) {
+            move.server.stop();
+        }
+        if (reloadsRefused != null) {
+            reloadsRefused.increment();
+        }
+    }
+
+    /** A reload was refused before anything was prepared. */
+    public void reloadRefused() {
+        abandonMove(null);
+    }
+
+    /** After a reload was applied: the routes' and groups' meters follow it, and a moved admin listener takes over. */
+    public void reloaded(Kodiak kodiak, AdminMove move) {
+        if (!enabled()) {
+            return;
+        }
+        metrics.routes(kodiak.config().routes());
+        upstreamMeters.update(kodiak.upstreams().current());
+        reloadsApplied.increment();
+        if (move != null) {
+            server.stop();
+            server = move.server;
+            settings = move.settings;
+        }
     }
 
     private String exposition() {

@@ -26,25 +26,49 @@ public final class ProxyMetrics implements ExchangeObserver, io.kodiak.tls.TlsOb
     private static final List<String> KNOWN_CAUSES = ProxyError.causes();
 
     private final MeterRegistry registry;
-    private final Map<String, RouteMeters> byPrefix = new HashMap<>();
+    /** Replaced whole when a reload changes the routes; read without a lock on every exchange. */
+    private volatile Map<String, RouteMeters> byPrefix = Map.of();
+    /** Guarded by this: the upstream latency timers by upstream authority, shared by the routes to it. */
+    private Map<String, Timer> upstreamTimers = Map.of();
     private final RouteMeters unrouted;
     private final Map<String, Counter> errorsByCause = new ConcurrentHashMap<>();
     private final TimerFeed timerFeed = new TimerFeed();
 
     public ProxyMetrics(MeterRegistry registry, List<Route> routes) {
         this.registry = registry;
-        Map<String, Timer> upstreamTimers = new HashMap<>();
+        routes(routes);
+        unrouted = new RouteMeters(registry, NO_ROUTE, null, timerFeed);
+        KNOWN_CAUSES.forEach(this::errorCounter);
+    }
+
+    /**
+     * The meters of {@code routes}, after a reload: an unchanged route keeps its series; a removed
+     * route's and a no longer used upstream's series leave the registry.
+     */
+    synchronized void routes(List<Route> routes) {
+        Map<String, Timer> timers = new HashMap<>();
+        Map<String, RouteMeters> next = new HashMap<>();
         for (Route route : routes) {
-            String upstream = route.target().authority();
-            Timer upstreamTimer = upstreamTimers.computeIfAbsent(upstream, u -> MeterDefinitions.latency(
+            // Registering an existing series returns it: an unchanged route continues its counts.
+            Timer upstreamTimer = timers.computeIfAbsent(route.target().authority(), u -> MeterDefinitions.latency(
                             "kodiak.upstream.duration",
                             "Time from the request being sent upstream to the first byte of the response")
                     .tag("upstream", u)
                     .register(registry));
-            byPrefix.put(route.prefix(), new RouteMeters(registry, route.prefix(), upstreamTimer, timerFeed));
+            next.put(route.prefix(), new RouteMeters(registry, route.prefix(), upstreamTimer, timerFeed));
         }
-        unrouted = new RouteMeters(registry, NO_ROUTE, null, timerFeed);
-        KNOWN_CAUSES.forEach(this::errorCounter);
+        byPrefix.forEach((prefix, meters) -> {
+            if (!next.containsKey(prefix)) {
+                meters.removeFrom(registry);
+            }
+        });
+        upstreamTimers.forEach((upstream, timer) -> {
+            if (!timers.containsKey(upstream)) {
+                registry.remove(timer);
+            }
+        });
+        byPrefix = Map.copyOf(next);
+        upstreamTimers = timers;
     }
 
     @Override

@@ -47,6 +47,16 @@ final class RouteMeters {
         this.upstreamDuration = upstreamDuration;
     }
 
+    /** The route is gone (a reload removed it): its series leave the registry. */
+    void removeFrom(MeterRegistry registry) {
+        for (Counter counter : requestsByClass) {
+            registry.remove(counter);
+        }
+        registry.remove(duration);
+        registry.remove(bodyBytesIn);
+        registry.remove(bodyBytesOut);
+    }
+
     void record(int status, long bytesIn, long bytesOut, long upstreamNanos, long totalNanos) {
         int statusClass = status / 100;
         requestsByClass[statusClass >= 1 && statusClass <= 5 ? statusClass : 0].increment();

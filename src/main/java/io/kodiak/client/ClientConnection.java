@@ -172,7 +172,7 @@ final class ClientConnection implements ClientSide {
             return null;
         }
         startBody();
-        Exchange exchange = admission.begin(this, head, decision.route());
+        Exchange exchange = admission.begin(this, head, decision);
         boolean closed;
         synchronized (this) {
             // Closed (idle timer, a close event on another thread) while the head was read?
@@ -511,6 +511,10 @@ final class ClientConnection implements ClientSide {
         } else {
             closeNow();
         }
+    }
+
+    long idleTimeoutMillis() {
+        return settings.idleTimeoutMillis();
     }
 
     Deadline idleDeadline() {

@@ -7,7 +7,6 @@ import org.glassfish.grizzly.attributes.Attribute;
 import org.glassfish.grizzly.filterchain.BaseFilter;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
-import org.glassfish.grizzly.utils.DelayedExecutor;
 
 import java.io.IOException;
 
@@ -25,10 +24,10 @@ public final class ClientFilter extends BaseFilter {
     private final Admission admission;
     private final IdleClock idleClock;
 
-    public ClientFilter(ClientSettings settings, Admission admission, DelayedExecutor timers) {
+    public ClientFilter(ClientSettings settings, Admission admission, IdleClock idleClock) {
         this.settings = settings;
         this.admission = admission;
-        this.idleClock = new IdleClock(timers, settings.idleTimeoutMillis());
+        this.idleClock = idleClock;
     }
 
     @Override

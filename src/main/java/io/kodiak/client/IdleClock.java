@@ -9,24 +9,23 @@ import java.util.concurrent.TimeUnit;
  * Closes client connections that stay idle: between requests, and while a request head is still
  * incomplete (a head must be whole within idle-timeout of the connection becoming idle, however
  * slowly its bytes drip). An exchange in progress stops the clock; its own deadlines apply.
- * Each connection joins the timer queue once; a refresh only writes a field.
+ * Each connection joins the timer queue once; a refresh only writes a field. One clock serves
+ * every address of the listener; each connection's idle-timeout is the one it was accepted under.
  */
-final class IdleClock {
+public final class IdleClock {
     private final DelayedExecutor.DelayQueue<ClientConnection> queue;
-    private final long idleMillis;
 
-    IdleClock(DelayedExecutor timers, long idleMillis) {
+    public IdleClock(DelayedExecutor timers) {
         this.queue = timers.createDelayQueue(new Expiry(), Deadline.resolver(ClientConnection::idleDeadline));
-        this.idleMillis = idleMillis;
     }
 
     void join(ClientConnection connection) {
-        queue.add(connection, idleMillis, TimeUnit.MILLISECONDS);
+        queue.add(connection, connection.idleTimeoutMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** The connection is idle from now on. */
     void start(ClientConnection connection) {
-        connection.idleDeadline().set(System.currentTimeMillis() + idleMillis);
+        connection.idleDeadline().set(System.currentTimeMillis() + connection.idleTimeoutMillis());
     }
 
     void stop(ClientConnection connection) {

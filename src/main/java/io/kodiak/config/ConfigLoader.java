@@ -132,7 +132,16 @@ public final class ConfigLoader {
             throw new ConfigException(problems);
         }
         return new ProxyConfig(listener, moreListeners, routes, upstream, buffers, admin, grace, List.copyOf(groups.values()),
-                List.copyOf(warnings));
+                List.copyOf(warnings), effectiveSettings());
+    }
+
+    /** Every leaf key under proxy (a list counts as one value) with its value as concise HOCON, sorted by key. */
+    private Map<String, String> effectiveSettings() {
+        Map<String, String> settings = new java.util.TreeMap<>();
+        for (Map.Entry<String, com.typesafe.config.ConfigValue> entry : config.getConfig("proxy").entrySet()) {
+            settings.put("proxy." + entry.getKey(), entry.getValue().render(com.typesafe.config.ConfigRenderOptions.concise()));
+        }
+        return java.util.Collections.unmodifiableMap(settings);
     }
 
     // ------------------------------------------------------------- listeners

@@ -7,15 +7,17 @@ import io.kodiak.tls.UpstreamTlsSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The validated, immutable configuration the proxy runs with. {@code groups}: every upstream
  * group the routes use, the named ones from proxy.upstreams and one implicit group per route
- * origin given as host:port, in the order first named.
+ * origin given as host:port, in the order first named. {@code settings}: every key under
+ * {@code proxy} with its effective value as HOCON text, for telling which keys a reload changes.
  */
 public record ProxyConfig(Listener listener, List<Endpoint> moreListeners, List<Route> routes, Upstream upstream,
                           Buffers buffers, Admin admin, Duration shutdownGracePeriod, List<UpstreamGroupConfig> groups,
-                          List<String> warnings) {
+                          List<String> warnings, Map<String, String> settings) {
 
     /** Every address Kodiak serves on: proxy.listener's first, then proxy.listeners' in order. */
     public List<Endpoint> endpoints() {

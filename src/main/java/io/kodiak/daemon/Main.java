@@ -22,7 +22,8 @@ import java.util.concurrent.CountDownLatch;
  * or {@code kodiak --version}.
  * Exit codes: 0 after a clean stop (143, the JVM's own, when SIGTERM stopped it), 1 when the listener or the admin listener cannot start, 2 for
  * invalid configuration or usage. {@code --print-settings} validates the configuration and prints
- * what bin/proxy.sh needs to know about it, without starting anything.
+ * what bin/proxy.sh needs to know about it, without starting anything. SIGHUP reloads the
+ * configuration ({@link Reloader}, {@link ControlFiles}).
  */
 public final class Main {
     private static final Logger LOG = LoggerFactory.getLogger(Main.class);
@@ -72,6 +73,10 @@ public final class Main {
         }
 
         Monitoring monitoring = new Monitoring(config);
+        // Before anything listens: the JVM's own SIGHUP handling is to exit, and bin/proxy.sh may
+        // ask for a reload as soon as the listener accepts. Reloads wait until the start is done.
+        CountDownLatch started = new CountDownLatch(1);
+        Reloads reloads = Reloads.onSignal(started);
         Kodiak kodiak = new Kodiak(config, monitoring.observer(), monitoring.tlsObserver());
         try {
             monitoring.start(kodiak);
@@ -99,6 +104,12 @@ public final class Main {
             LOG.info("stopped");
             stopped.countDown();
         }, "kodiak-shutdown"));
+
+        String settingsFile = System.getProperty("kodiak.settings-file");
+        reloads.serve(new Reloader(kodiak, monitoring, file, LogConfiguration.fromSystemProperty(),
+                settingsFile == null || settingsFile.isBlank() ? null : java.nio.file.Path.of(settingsFile)),
+                ControlFiles.besidePidFile(System.getProperty("kodiak.pid-file")));
+        started.countDown();
 
         LOG.info("Kodiak {} on Java {} ({})", Version.current(), Runtime.version(), System.getProperty("java.vm.name"));
         List<ProxyConfig.Endpoint> endpoints = config.endpoints();

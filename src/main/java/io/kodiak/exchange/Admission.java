@@ -13,20 +13,24 @@ public final class Admission {
         this.services = services;
     }
 
-    /** The route for {@code head}, or the refusal that answers it. */
-    public record Decision(Route route, ProxyError refusal) {
+    /**
+     * The route for {@code head}, or the refusal that answers it; {@code generation}: the
+     * configuration both were decided by, which the exchange keeps to its end.
+     */
+    public record Decision(Route route, ProxyError refusal, Generation generation) {
     }
 
     public Decision decide(RequestHead head) {
-        ProxyError refusal = refusalFor(head);
+        Generation generation = services.generation();
+        ProxyError refusal = refusalFor(head, generation);
         if (refusal != null) {
-            return new Decision(null, refusal);
+            return new Decision(null, refusal, generation);
         }
-        Route route = services.router().match(head.path());
-        return route == null ? new Decision(null, ProxyError.NO_ROUTE) : new Decision(route, null);
+        Route route = generation.router().match(head.path());
+        return route == null ? new Decision(null, ProxyError.NO_ROUTE, generation) : new Decision(route, null, generation);
     }
 
-    private ProxyError refusalFor(RequestHead head) {
+    private ProxyError refusalFor(RequestHead head, Generation generation) {
         if (services.drain().isDraining()) {
             return ProxyError.DRAINING;
         }
@@ -39,7 +43,7 @@ public final class Admission {
             // RFC 9110 §9.3.8: a client must not send content in a TRACE request.
             return ProxyError.CONTENT_NOT_ALLOWED;
         }
-        if (services.exceedsBodyLimit(head.contentLength())) {
+        if (generation.exceedsBodyLimit(head.contentLength())) {
             return ProxyError.BODY_TOO_LARGE;
         }
         if (Router.hasDotSegment(head.path())) {
@@ -49,10 +53,11 @@ public final class Admission {
         return null;
     }
 
-    /** Starts forwarding {@code head} on {@code route} for {@code client}. */
-    public Exchange begin(ClientSide client, RequestHead head, Route route) {
+    /** Starts forwarding {@code head} on the route {@code decision} found, for {@code client}. */
+    public Exchange begin(ClientSide client, RequestHead head, Decision decision) {
+        Route route = decision.route();
         boolean upgrade = head.asksUpgrade() && route.upgrade();
-        Exchange exchange = new Exchange(services, client, head,
+        Exchange exchange = new Exchange(services, decision.generation(), client, head,
                 ForwardedRequest.of(head, upgrade, client.address(), client.tlsProtocol()), route);
         services.drain().exchangeStarted();
         return exchange;

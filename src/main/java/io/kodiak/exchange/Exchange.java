@@ -48,6 +48,8 @@ public final class Exchange implements ResponseListener {
     private static final byte[] CONTINUE_100 = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private final ForwardingServices services;
+    /** The configuration the exchange started under, kept to its end whatever a reload changes. */
+    private final Generation generation;
     private final ClientSide client;
     private final ForwardedRequest request;
     private final Route route;
@@ -87,12 +89,14 @@ public final class Exchange implements ResponseListener {
     private long firstByteNanos = -1;
     private int status;
 
-    Exchange(ForwardingServices services, ClientSide client, RequestHead head, ForwardedRequest request, Route route) {
+    Exchange(ForwardingServices services, Generation generation, ClientSide client, RequestHead head,
+             ForwardedRequest request, Route route) {
         this.services = services;
+        this.generation = generation;
         this.client = client;
         this.request = request;
         this.route = route;
-        this.group = services.upstreams().groupFor(route);
+        this.group = generation.groupFor(route);
         this.hashKey = HashKeys.of(group.hashKey(), head, request.clientAddress());
         this.memory = client.connection().getMemoryManager();
         this.upstreamHead = UpstreamRequestHead.build(head, route, route.rewrite(request.path()),
@@ -223,7 +227,7 @@ public final class Exchange implements ResponseListener {
                 if (bodyReceived) {
                     markSent();
                 } else {
-                    services.deadlines().arm(upstreamState, services.stallTimeoutMillis());
+                    services.deadlines().arm(upstreamState, generation.stallTimeoutMillis());
                 }
                 if (clientPaused) {
                     if (connection.canWrite()) {
@@ -317,7 +321,7 @@ public final class Exchange implements ResponseListener {
                 return true;
             }
             requestBytes += piece.remaining();
-            tooLarge = services.exceedsBodyLimit(requestBytes);
+            tooLarge = generation.exceedsBodyLimit(requestBytes);
             if (!tooLarge) {
                 bodyReceived |= last;
                 Buffer out = request.chunked() ? ChunkFramer.frame(memory, piece, last) : piece;
@@ -342,7 +346,7 @@ public final class Exchange implements ResponseListener {
                     phase = phase.requestSent();
                     markSent();
                 } else {
-                    services.deadlines().arm(upstreamState, services.stallTimeoutMillis());
+                    services.deadlines().arm(upstreamState, generation.stallTimeoutMillis());
                     if (!upstream.canWrite()) {
                         clientPaused = true;
                         waitFor = upstream;
@@ -351,7 +355,7 @@ public final class Exchange implements ResponseListener {
             }
         }
         if (tooLarge) {
-            fail(ProxyError.BODY_TOO_LARGE, "request body over " + services.maxBodySize() + " bytes");
+            fail(ProxyError.BODY_TOO_LARGE, "request body over " + generation.maxBodySize() + " bytes");
             return true;
         }
         if (waitFor != null) {
@@ -375,7 +379,7 @@ public final class Exchange implements ResponseListener {
             }
             requestBytes += bytes.remaining();
             upstream.write(bytes);
-            services.deadlines().arm(upstreamState, services.stallTimeoutMillis());
+            services.deadlines().arm(upstreamState, generation.stallTimeoutMillis());
             if (!upstream.canWrite()) {
                 clientPaused = true;
                 waitFor = upstream;
@@ -434,7 +438,7 @@ public final class Exchange implements ResponseListener {
             Buffer out = clientHead(head);
             tunnel = phase == Phase.TUNNELLING;
             client.write(firstPiece == null ? out : OneWrite.of(memory, out, framedPiece(firstPiece)));
-            services.deadlines().arm(upstreamState, services.stallTimeoutMillis());
+            services.deadlines().arm(upstreamState, generation.stallTimeoutMillis());
             room = tunnel || client.connection().canWrite();
         }
         if (tunnel) {
@@ -522,7 +526,7 @@ public final class Exchange implements ResponseListener {
             client.write(framedPiece(piece));
             // Progress: the next piece must come within idle-timeout, also while the client is too
             // slow to take this one (upstream reads stay paused and the deadline runs out).
-            services.deadlines().arm(upstreamState, services.stallTimeoutMillis());
+            services.deadlines().arm(upstreamState, generation.stallTimeoutMillis());
             if (client.connection().canWrite()) {
                 return true;
             }
@@ -792,7 +796,7 @@ public final class Exchange implements ResponseListener {
         if (reason == null) {
             return;
         }
-        long limit = reason == ProxyError.RESPONSE_TIMEOUT ? group.responseTimeoutMillis() : services.stallTimeoutMillis();
+        long limit = reason == ProxyError.RESPONSE_TIMEOUT ? group.responseTimeoutMillis() : generation.stallTimeoutMillis();
         String detail = "no progress within " + limit + " ms";
         if (reason == ProxyError.RESPONSE_TIMEOUT && from != null) {
             from.failed("no response within response-timeout", started);

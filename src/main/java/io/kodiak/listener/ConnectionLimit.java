@@ -63,6 +63,14 @@ final class ConnectionLimit extends ConnectionProbe.Adapter implements CloseList
         update();
     }
 
+    /** Stops counting {@code socket}'s accepts (a reload stopped listening on its address). */
+    void detach(Connection<?> socket) {
+        socket.getMonitoringConfig().removeProbes(this);
+        synchronized (this) {
+            listening.remove(socket);
+        }
+    }
+
     @Override
     public void onAcceptEvent(Connection serverConnection, Connection clientConnection) {
         if (open.incrementAndGet() >= max) {

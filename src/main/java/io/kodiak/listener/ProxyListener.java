@@ -1,31 +1,21 @@
 package io.kodiak.listener;
 
-import io.kodiak.client.ClientFilter;
-import io.kodiak.client.ClientSettings;
+import io.kodiak.client.IdleClock;
 import io.kodiak.config.ProxyConfig;
 import io.kodiak.exchange.Admission;
 import io.kodiak.exchange.Drain;
-import io.kodiak.tls.CertificateWatch;
 import io.kodiak.tls.PemMaterial;
-import io.kodiak.tls.ServerTls;
 import io.kodiak.tls.TlsObserver;
-import io.kodiak.tls.TlsSettings;
 import org.glassfish.grizzly.GracefulShutdownListener;
 import org.glassfish.grizzly.ShutdownContext;
-import org.glassfish.grizzly.filterchain.FilterChain;
-import org.glassfish.grizzly.filterchain.FilterChainBuilder;
-import org.glassfish.grizzly.filterchain.TransportFilter;
 import org.glassfish.grizzly.memory.MemoryManager;
 import org.glassfish.grizzly.nio.RoundRobinConnectionDistributor;
-import org.glassfish.grizzly.nio.transport.TCPNIOBindingHandler;
-import org.glassfish.grizzly.nio.transport.TCPNIOServerConnection;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransportBuilder;
 import org.glassfish.grizzly.threadpool.ThreadPoolConfig;
 import org.glassfish.grizzly.utils.DelayedExecutor;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -53,7 +43,12 @@ public final class ProxyListener {
     private ExecutorService selectorThreads;
     private final Drain drain;
     private final ConnectionLimit connections;
-    private final List<Binding> bindings = new ArrayList<>();
+    /** One per address, in ProxyConfig#endpoints() order; replaced whole by a reload. */
+    private volatile List<Binding> bindings;
+    private final Admission admission;
+    private final DelayedExecutor timers;
+    private final TlsObserver tlsObserver;
+    private final IdleClock idleClock;
 
     /** {@code maxConnections}: the resolved client connection limit (see {@link ConnectionBudget}). */
     public ProxyListener(ProxyConfig.Listener settings, List<ProxyConfig.Endpoint> endpoints, int maxConnections,
@@ -61,9 +56,20 @@ public final class ProxyListener {
                          TlsObserver tlsObserver) {
         this.drain = drain;
         this.connections = new ConnectionLimit(maxConnections);
+        this.admission = admission;
+        this.timers = timers;
+        this.tlsObserver = tlsObserver;
+        this.idleClock = new IdleClock(timers);
+        List<Binding> all = new ArrayList<>();
         for (ProxyConfig.Endpoint endpoint : endpoints) {
-            bindings.add(new Binding(endpoint, settings, admission, timers, tlsObserver));
+            try {
+                all.add(Binding.create(endpoint, settings, admission, idleClock, timers, tlsObserver));
+            } catch (PemMaterial.Unusable e) {
+                // Checked by the configuration loader moments ago: a file changed since.
+                throw new IllegalStateException(e.getMessage(), e);
+            }
         }
+        this.bindings = List.copyOf(all);
 
         TCPNIOTransportBuilder builder = TCPNIOTransportBuilder.newInstance()
                 .setIOStrategy(IoStrategies.of(settings.ioStrategy()))
@@ -89,7 +95,7 @@ public final class ProxyListener {
         transport.setNIOChannelDistributor(new RoundRobinConnectionDistributor(transport, true, true));
         // Each listening socket hands its connections its own chain (bind, below); the transport's
         // default is the first address's, and serves nothing else.
-        transport.setProcessor(bindings.get(0).chain);
+        transport.setProcessor(bindings.get(0).chain());
         transport.addShutdownListener(new DrainOnShutdown());
     }
 
@@ -105,8 +111,8 @@ public final class ProxyListener {
         try {
             for (int i = bindings.size() - 1; i >= 0; i--) {
                 Binding binding = bindings.get(i);
-                binding.bind(transport);
-                connections.attach(binding.server);
+                binding.bind(transport, BACKLOG);
+                connections.attach(binding.server());
             }
         } catch (IOException e) {
             try {
@@ -148,7 +154,110 @@ public final class ProxyListener {
 
     /** The bound port of address {@code index} of {@link ProxyConfig#endpoints()}. */
     public int port(int index) {
-        return ((InetSocketAddress) bindings.get(index).server.getLocalAddress()).getPort();
+        return bindings.get(index).port();
+    }
+
+    /**
+     * What a reload changes on the listening side, prepared before anything is applied: the
+     * bindings of the next configuration ({@code next}, in endpoint order), those among them that
+     * are new addresses ({@code added}), and the current ones no address of the next
+     * configuration keeps ({@code removed}).
+     */
+    public static final class Plan {
+        private final List<Binding> next;
+        private final List<Binding> added;
+        private final List<Binding> removed;
+
+        private Plan(List<Binding> next, List<Binding> added, List<Binding> removed) {
+            this.next = next;
+            this.added = added;
+            this.removed = removed;
+        }
+
+        /** Addresses the reload starts listening on, as host:port. */
+        public List<String> addedAddresses() {
+            return added.stream().map(b -> b.endpoint().host() + ":" + b.endpoint().port()).toList();
+        }
+
+        /** Addresses the reload stops listening on; their open connections finish. */
+        public List<String> removedAddresses() {
+            return removed.stream().map(b -> b.endpoint().host() + ":" + b.endpoint().port()).toList();
+        }
+    }
+
+    /**
+     * Prepares {@code endpoints} under {@code settings} beside the current addresses, reading
+     * certificates where the TLS settings changed; nothing is bound or changed yet. Selector and
+     * worker threads, the I/O strategy and the connection limit are the transport's and stay as
+     * they started.
+     */
+    public synchronized Plan prepare(ProxyConfig.Listener settings, List<ProxyConfig.Endpoint> endpoints)
+            throws PemMaterial.Unusable {
+        List<Binding> current = bindings;
+        List<Binding> next = new ArrayList<>();
+        List<Binding> added = new ArrayList<>();
+        List<Binding> matched = new ArrayList<>();
+        for (ProxyConfig.Endpoint endpoint : endpoints) {
+            Binding old = current.stream().filter(b -> b.sameAddress(endpoint)).findFirst().orElse(null);
+            if (old == null) {
+                Binding fresh = Binding.create(endpoint, settings, admission, idleClock, timers, tlsObserver);
+                added.add(fresh);
+                next.add(fresh);
+            } else {
+                matched.add(old);
+                next.add(old.reconfigured(endpoint, settings, admission, idleClock, timers, tlsObserver));
+            }
+        }
+        List<Binding> removed = current.stream().filter(b -> !matched.contains(b)).toList();
+        return new Plan(next, added, removed);
+    }
+
+    /**
+     * Binds the plan's new addresses (last to first, as at start). One that cannot be bound
+     * releases those bound before it and fails naming its key: the reload is refused and the
+     * current addresses serve on untouched.
+     */
+    public synchronized void bind(Plan plan) throws IOException {
+        List<Binding> bound = new ArrayList<>();
+        try {
+            for (int i = plan.added.size() - 1; i >= 0; i--) {
+                Binding binding = plan.added.get(i);
+                binding.bind(transport, BACKLOG);
+                bound.add(binding);
+            }
+        } catch (IOException e) {
+            bound.forEach(b -> transport.unbind(b.server()));
+            throw e;
+        }
+    }
+
+    /** Puts the plan in service: new addresses accept, changed ones hand new connections their new chain, removed ones stop accepting. */
+    public synchronized void commit(Plan plan) {
+        List<Binding> current = bindings;
+        for (Binding binding : plan.next) {
+            if (plan.added.contains(binding)) {
+                connections.attach(binding.server());
+                binding.startWatch();
+            } else if (!current.contains(binding)) {
+                current.stream().filter(b -> b.sameAddress(binding.endpoint())).findFirst().ifPresent(binding::takeOver);
+            }
+        }
+        bindings = List.copyOf(plan.next);
+        for (Binding binding : plan.removed) {
+            binding.stopWatch();
+            connections.detach(binding.server());
+            // The listening socket closes; the connections it accepted are the transport's and finish.
+            transport.unbind(binding.server());
+        }
+    }
+
+    /** Drops a plan that will not be committed (a later step of the reload failed). */
+    public synchronized void abandon(Plan plan) {
+        for (Binding binding : plan.added) {
+            if (binding.bound()) {
+                transport.unbind(binding.server());
+            }
+        }
     }
 
     /**
@@ -193,68 +302,6 @@ public final class ProxyListener {
                 Thread.currentThread().interrupt();
             }
         }
-    }
-
-    /** One address: its chain (with TLS where configured), its certificate watch, and once bound, its socket. */
-    private static final class Binding {
-        private final ProxyConfig.Endpoint endpoint;
-        private final FilterChain chain;
-        /** Null without TLS. */
-        private final CertificateWatch certificates;
-        private TCPNIOServerConnection server;
-
-        Binding(ProxyConfig.Endpoint endpoint, ProxyConfig.Listener settings, Admission admission,
-                DelayedExecutor timers, TlsObserver tlsObserver) {
-            this.endpoint = endpoint;
-            ClientSettings client = new ClientSettings(settings.maxHeaderSize(), settings.persistentConnections(),
-                    settings.maxRequestsPerConnection(), idleSeconds(settings) * 1000L, endpoint.tls() != null);
-            FilterChainBuilder builder = FilterChainBuilder.stateless().add(new TransportFilter());
-            if (endpoint.tls() != null) {
-                // TLS under Kodiak's codec: the codec reads and writes plain bytes either way.
-                ServerTls tls = serverTls(endpoint);
-                builder.add(tls.filter(tlsObserver));
-                certificates = new CertificateWatch(tls, endpoint.tls(), timers);
-            } else {
-                certificates = null;
-            }
-            this.chain = builder.add(new ClientFilter(client, admission, timers)).build();
-        }
-
-        /** Loaded when the configuration was read; a file changed since then and broken now stops the start here. */
-        private static ServerTls serverTls(ProxyConfig.Endpoint endpoint) {
-            TlsSettings tls = endpoint.tls();
-            try {
-                return ServerTls.create(tls);
-            } catch (PemMaterial.Unusable e) {
-                throw new IllegalStateException(endpoint.key() + ".tls: " + e.getMessage(), e);
-            }
-        }
-
-        void bind(TCPNIOTransport transport) throws IOException {
-            try {
-                server = TCPNIOBindingHandler.builder(transport).processor(chain).build()
-                        .bind(new InetSocketAddress(endpoint.host(), endpoint.port()), BACKLOG);
-            } catch (IOException e) {
-                throw new IOException(endpoint.key() + " " + endpoint.host() + ":" + endpoint.port() + ": "
-                        + e.getMessage(), e);
-            }
-        }
-
-        void startWatch() {
-            if (certificates != null) {
-                certificates.start();
-            }
-        }
-
-        void stopWatch() {
-            if (certificates != null) {
-                certificates.stop();
-            }
-        }
-    }
-
-    private static int idleSeconds(ProxyConfig.Listener settings) {
-        return (int) Math.max(1, settings.idleTimeout().toSeconds());
     }
 
     private final class DrainOnShutdown implements GracefulShutdownListener {

@@ -5,8 +5,6 @@ import org.glassfish.grizzly.utils.DelayedExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,16 +70,7 @@ public final class CertificateWatch {
         }
     }
 
-    /** Size and modification time of every file, so that any rewrite is seen. */
     private String fingerprint() {
-        StringBuilder print = new StringBuilder();
-        for (Path file : files) {
-            try {
-                print.append(Files.size(file)).append('@').append(Files.getLastModifiedTime(file).toMillis()).append(';');
-            } catch (IOException e) {
-                print.append("missing;");
-            }
-        }
-        return print.toString();
+        return FileFingerprint.of(files);
     }
 }

@@ -28,13 +28,33 @@ public final class UpstreamTls {
     private static final String[] PROTOCOLS = {"TLSv1.3", "TLSv1.2"};
     private final UpstreamTlsSettings settings;
     private final SSLContext context;
+    /** The files' state when they were read (see {@link #filesChanged}). */
+    private final String fingerprint;
 
-    private UpstreamTls(UpstreamTlsSettings settings, SSLContext context) {
+    private UpstreamTls(UpstreamTlsSettings settings, SSLContext context, String fingerprint) {
         this.settings = settings;
         this.context = context;
+        this.fingerprint = fingerprint;
+    }
+
+    private static List<java.nio.file.Path> files(UpstreamTlsSettings settings) {
+        List<java.nio.file.Path> files = new java.util.ArrayList<>();
+        for (java.nio.file.Path file : new java.nio.file.Path[] {settings.trust(), settings.certificate(), settings.key()}) {
+            if (file != null) {
+                files.add(file);
+            }
+        }
+        return files;
+    }
+
+    /** True when a file (trust, certificate, key) was rewritten since it was read: a reload reads it again. */
+    public boolean filesChanged() {
+        return !FileFingerprint.of(files(settings)).equals(fingerprint);
     }
 
     public static UpstreamTls create(UpstreamTlsSettings settings) throws PemMaterial.Unusable {
+        // Taken before reading: a rewrite while reading shows as a change at the next reload.
+        String fingerprint = FileFingerprint.of(files(settings));
         try {
             TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
             if (settings.trust() == null) {
@@ -58,7 +78,7 @@ public final class UpstreamTls {
             }
             SSLContext context = SSLContext.getInstance("TLS");
             context.init(keys, trust.getTrustManagers(), null);
-            return new UpstreamTls(settings, context);
+            return new UpstreamTls(settings, context, fingerprint);
         } catch (GeneralSecurityException e) {
             throw new PemMaterial.Unusable("cannot set up upstream TLS (" + e.getMessage() + ")");
         }

@@ -13,6 +13,8 @@ import org.glassfish.grizzly.utils.DelayedExecutor;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -27,6 +29,8 @@ final class HealthChecks {
     private final TCPNIOTransport transport;
     private final DelayedExecutor.DelayQueue<Probe> queue;
     private volatile boolean stopped;
+    /** Each watched server's probe, by identity: a reload's new server object gets a probe of its own. */
+    private final Map<UpstreamServer, Probe> probes = java.util.Collections.synchronizedMap(new IdentityHashMap<>());
 
     HealthChecks(TCPNIOTransport transport, DelayedExecutor timers) {
         this.transport = transport;
@@ -38,7 +42,17 @@ final class HealthChecks {
 
     /** Starts checking {@code server}, the first check right away. */
     void watch(UpstreamServer server, UpstreamGroupConfig.HealthCheck check) {
-        queue.add(new Probe(server, check), 0, TimeUnit.MILLISECONDS);
+        Probe probe = new Probe(server, check);
+        probes.put(server, probe);
+        queue.add(probe, 0, TimeUnit.MILLISECONDS);
+    }
+
+    /** Stops checking {@code server} (a reload replaced or removed it); a check in progress is dropped. */
+    void unwatch(UpstreamServer server) {
+        Probe probe = probes.remove(server);
+        if (probe != null) {
+            probe.retire();
+        }
     }
 
     void stop() {
@@ -58,6 +72,7 @@ final class HealthChecks {
         private Step step = Step.WAITING;
         private int generation;
         private Connection<?> connection;
+        private boolean retired;
 
         Probe(UpstreamServer server, UpstreamGroupConfig.HealthCheck check) {
             this.server = server;
@@ -72,7 +87,7 @@ final class HealthChecks {
             int current;
             boolean timedOut;
             synchronized (this) {
-                if (stopped) {
+                if (stopped || retired) {
                     due.close();
                     return;
                 }
@@ -133,8 +148,27 @@ final class HealthChecks {
             if (done != null) {
                 done.closeSilently();
             }
-            if (!stopped) {
+            if (!stopped && !isRetired()) {
                 server.checked(passed, detail);
+            }
+        }
+
+        private synchronized boolean isRetired() {
+            return retired;
+        }
+
+        /** No further checks: the timer drops the probe, and a check in progress ends unrecorded. */
+        void retire() {
+            Connection<?> open;
+            synchronized (this) {
+                retired = true;
+                open = connection;
+                connection = null;
+                ++generation;
+                due.close();
+            }
+            if (open != null) {
+                open.closeSilently();
             }
         }
 

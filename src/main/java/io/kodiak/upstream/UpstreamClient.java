@@ -19,29 +19,51 @@ import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
 import org.glassfish.grizzly.utils.DelayedExecutor;
 
 import java.io.IOException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Deque;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The upstream side: one client transport (its own selectors, so upstream I/O never queues
  * behind client I/O) whose chain is TransportFilter, then Kodiak's response codec
  * (UpstreamFilter); the upstream groups the routes name, one connection pool per server; and the
  * active health checks of the groups that have them.
+ *
+ * <p>A reload builds the next generation's groups ({@link #prepare}) beside the current ones,
+ * reusing every group whose settings did not change (servers, balancer state, health, pools and
+ * their idle connections) and, in groups that changed, every pool whose server and pool settings
+ * did not; {@link #commit} then starts checking the new servers and retires what the new groups no
+ * longer use (a removed server's pool drains: its busy connections finish their exchanges).
  */
 public final class UpstreamClient {
+    private static final Logger LOG = LoggerFactory.getLogger(UpstreamClient.class);
     private static final int WRITE_QUEUE_LIMIT = 256 * 1024;
 
     private final TCPNIOTransport transport;
-    private final Map<String, UpstreamGroup> groups = new LinkedHashMap<>();
+    private final DelayedExecutor timers;
     private final HealthChecks healthChecks;
     private final TlsObserver tlsObserver;
+    /**
+     * One TLS context per distinct setting (proxy.upstream.tls, and each group's own), shared by
+     * the servers that use it, so TLS sessions are resumed across a group's servers. Guarded by this.
+     */
+    private final Map<UpstreamTlsSettings, UpstreamTls> tlsContexts = new HashMap<>();
+    private volatile UpstreamGroups current;
+    private boolean started;
 
     public UpstreamClient(ProxyConfig config, DelayedExecutor timers, MemoryManager memory, TlsObserver tlsObserver) {
         this.tlsObserver = tlsObserver;
+        this.timers = timers;
         FilterChainBuilder chain = FilterChainBuilder.stateless()
                 .add(new TransportFilter())
                 .add(new UpstreamFilter());
@@ -59,35 +81,183 @@ public final class UpstreamClient {
         transport.getAsyncQueueIO().getWriter().setMaxPendingBytesPerConnection(WRITE_QUEUE_LIMIT);
         transport.setName("kodiak-upstream");
         healthChecks = new HealthChecks(transport, timers);
-
-        // One TLS context per distinct setting (proxy.upstream.tls, and each group's own), shared
-        // by the servers that use it, so TLS sessions are resumed across a group's servers.
-        Map<UpstreamTlsSettings, UpstreamTls> contexts = new HashMap<>();
-        for (UpstreamGroupConfig settings : config.groups()) {
-            ProxyConfig.Upstream pool = settings.pool();
-            List<UpstreamServer> servers = new ArrayList<>();
-            for (UpstreamGroupConfig.Server server : settings.servers()) {
-                SocketConnectorHandler connector = server.tls()
-                        ? tlsConnector(contexts.computeIfAbsent(pool.tls(), tls -> upstreamTls(tls,
-                                tls.equals(config.upstream().tls()) ? "proxy.upstream.tls" : "proxy.upstreams." + settings.name() + ".tls")),
-                                server)
-                        : transport;
-                UpstreamPool connections = new UpstreamPool(new UpstreamTarget(server.host(), server.port(), ""),
-                        connector, timers, pool.maxConnections(), pool.connectTimeout().toMillis(),
-                        pool.idleTimeout().toMillis(), pool.persistentConnections());
-                servers.add(new UpstreamServer(settings.name(), servers.size(), server, connections,
-                        settings.passive(), settings.healthCheck()));
-            }
-            groups.put(settings.name(), new UpstreamGroup(settings, servers));
+        try {
+            current = build(config, new UpstreamGroups(Map.of()));
+            tlsContexts.putAll(tlsContextsInUse);
+        } catch (PemMaterial.Unusable e) {
+            // Checked by the configuration loader moments ago: a file changed since.
+            throw new IllegalStateException(e.getMessage(), e);
         }
     }
 
+    /**
+     * The groups {@code config} names, built beside the current ones and not yet in service:
+     * {@link #commit} puts them in service, {@link #abandon} drops them. Fails, naming the key,
+     * when a TLS file that changed since it was read cannot be used.
+     */
+    public synchronized UpstreamGroups prepare(ProxyConfig config) throws PemMaterial.Unusable {
+        return build(config, current);
+    }
+
+    private UpstreamGroups build(ProxyConfig config, UpstreamGroups previous) throws PemMaterial.Unusable {
+        // TLS contexts whose files were rewritten are read again: the groups using them change.
+        Map<UpstreamTlsSettings, UpstreamTls> contexts = new HashMap<>();
+        for (UpstreamGroupConfig settings : config.groups()) {
+            UpstreamTlsSettings tls = settings.pool().tls();
+            if (contexts.containsKey(tls) || settings.servers().stream().noneMatch(UpstreamGroupConfig.Server::tls)) {
+                continue;
+            }
+            UpstreamTls known = tlsContexts.get(tls);
+            contexts.put(tls, known != null && !known.filesChanged() ? known : upstreamTls(tls,
+                    tls.equals(config.upstream().tls()) ? "proxy.upstream.tls" : "proxy.upstreams." + settings.name() + ".tls"));
+        }
+        Map<String, UpstreamGroup> kept = new LinkedHashMap<>();
+        for (UpstreamGroupConfig settings : config.groups()) {
+            UpstreamGroup old = previous.named(settings.name());
+            if (old != null && old.settings().equals(settings) && sameTls(old, contexts)) {
+                kept.put(settings.name(), old);
+            }
+        }
+        // Pools of the groups that change, by what makes a pool: a server's in another group or
+        // generation can serve here when its address, TLS and pool settings are the same.
+        Map<PoolKey, Deque<UpstreamPool>> reusable = new HashMap<>();
+        for (UpstreamGroup old : previous.groups()) {
+            if (kept.get(old.name()) != old) {
+                for (UpstreamServer server : old.servers()) {
+                    reusable.computeIfAbsent(poolKey(old.settings(), server.host(), server.port(),
+                            server.pool().tls()), k -> new ArrayDeque<>()).add(server.pool());
+                }
+            }
+        }
+        Map<String, UpstreamGroup> groups = new LinkedHashMap<>();
+        for (UpstreamGroupConfig settings : config.groups()) {
+            UpstreamGroup group = kept.get(settings.name());
+            if (group == null) {
+                group = newGroup(settings, previous.named(settings.name()), contexts, reusable);
+            }
+            groups.put(settings.name(), group);
+        }
+        tlsContextsInUse = contexts;
+        return new UpstreamGroups(groups);
+    }
+
+    /** The contexts the last prepared generation uses; adopted by {@link #commit}. */
+    private Map<UpstreamTlsSettings, UpstreamTls> tlsContextsInUse = Map.of();
+
+    private static boolean sameTls(UpstreamGroup old, Map<UpstreamTlsSettings, UpstreamTls> contexts) {
+        for (UpstreamServer server : old.servers()) {
+            if (server.pool().tls() != null && server.pool().tls() != contexts.get(old.settings().pool().tls())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private UpstreamGroup newGroup(UpstreamGroupConfig settings, UpstreamGroup predecessor,
+                                   Map<UpstreamTlsSettings, UpstreamTls> contexts, Map<PoolKey, Deque<UpstreamPool>> reusable) {
+        ProxyConfig.Upstream pool = settings.pool();
+        // Health observed so far carries over only when it was observed by the same rules.
+        boolean sameHealth = predecessor != null && predecessor.settings().passive().equals(settings.passive())
+                && java.util.Objects.equals(predecessor.settings().healthCheck(), settings.healthCheck());
+        List<UpstreamServer> servers = new ArrayList<>();
+        for (UpstreamGroupConfig.Server server : settings.servers()) {
+            UpstreamTls tls = server.tls() ? contexts.get(pool.tls()) : null;
+            Deque<UpstreamPool> candidates = reusable.get(poolKey(settings, server.host(), server.port(), tls));
+            UpstreamPool connections = candidates == null || candidates.isEmpty()
+                    ? newPool(server, pool, tls) : candidates.poll();
+            UpstreamServer before = sameHealth ? predecessor.server(server.authority()) : null;
+            servers.add(before != null ? before.successor(servers.size(), server, connections)
+                    : new UpstreamServer(settings.name(), servers.size(), server, connections, settings.passive(),
+                    settings.healthCheck()));
+        }
+        return new UpstreamGroup(settings, servers);
+    }
+
+    private UpstreamPool newPool(UpstreamGroupConfig.Server server, ProxyConfig.Upstream pool, UpstreamTls tls) {
+        SocketConnectorHandler connector = tls != null ? tlsConnector(tls, server) : transport;
+        return new UpstreamPool(new UpstreamTarget(server.host(), server.port(), ""), connector, tls, timers,
+                pool.maxConnections(), pool.connectTimeout().toMillis(), pool.idleTimeout().toMillis(),
+                pool.persistentConnections());
+    }
+
+    /** What makes two pools interchangeable: the same server, spoken to the same way, with the same limits. */
+    private record PoolKey(String host, int port, UpstreamTls tls, int maxConnections, java.time.Duration connectTimeout,
+                           java.time.Duration idleTimeout, boolean persistent) {
+    }
+
+    private static PoolKey poolKey(UpstreamGroupConfig settings, String host, int port, UpstreamTls tls) {
+        ProxyConfig.Upstream pool = settings.pool();
+        return new PoolKey(host, port, tls, pool.maxConnections(), pool.connectTimeout(), pool.idleTimeout(),
+                pool.persistentConnections());
+    }
+
+    /**
+     * Puts {@code next} (from {@link #prepare}) in service: exchanges that start from now on use it
+     * (the caller publishes it with the routes). New servers are checked from now on; servers and
+     * pools {@code next} no longer has stop being checked and drain.
+     */
+    public synchronized void commit(UpstreamGroups next) {
+        UpstreamGroups previous = current;
+        current = next;
+        tlsContexts.clear();
+        tlsContexts.putAll(tlsContextsInUse);
+        Set<UpstreamServer> before = identitySet(previous.servers());
+        Set<UpstreamServer> after = identitySet(next.servers());
+        if (started) {
+            for (UpstreamGroup group : next.groups()) {
+                UpstreamGroupConfig.HealthCheck check = group.settings().healthCheck();
+                for (UpstreamServer server : group.servers()) {
+                    if (!before.contains(server)) {
+                        if (check != null) {
+                            healthChecks.watch(server, check);
+                        }
+                    }
+                }
+            }
+        }
+        for (UpstreamServer server : before) {
+            if (!after.contains(server)) {
+                healthChecks.unwatch(server);
+            }
+        }
+        Set<UpstreamPool> inUse = identitySet(next.pools());
+        int kept = 0;
+        int retired = 0;
+        for (UpstreamPool pool : previous.pools()) {
+            if (inUse.contains(pool)) {
+                kept++;
+            } else {
+                pool.retire();
+                retired++;
+            }
+        }
+        LOG.info("upstream pools: {} kept with their connections, {} new, {} retired (draining their busy connections)",
+                kept, inUse.size() - kept, retired);
+    }
+
+    /** Drops {@code next} (from {@link #prepare}) when the reload it was for is refused. */
+    public synchronized void abandon(UpstreamGroups next) {
+        Set<UpstreamPool> inUse = identitySet(current.pools());
+        for (UpstreamPool pool : next.pools()) {
+            if (!inUse.contains(pool)) {
+                pool.close();
+            }
+        }
+        tlsContextsInUse = Map.of();
+    }
+
+    private static <T> Set<T> identitySet(Collection<T> items) {
+        Set<T> set = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        set.addAll(items);
+        return set;
+    }
+
     /** {@code key}: where the settings come from, for the message when a file changed since it was checked. */
-    private static UpstreamTls upstreamTls(UpstreamTlsSettings settings, String key) {
+    private static UpstreamTls upstreamTls(UpstreamTlsSettings settings, String key) throws PemMaterial.Unusable {
         try {
             return UpstreamTls.create(settings);
         } catch (PemMaterial.Unusable e) {
-            throw new IllegalStateException(key + ": " + e.getMessage(), e);
+            throw new PemMaterial.Unusable(key + ": " + e.getMessage());
         }
     }
 
@@ -104,9 +274,10 @@ public final class UpstreamClient {
         return TCPNIOConnectorHandler.builder(transport).processor(chain.build()).build();
     }
 
-    public void start() throws IOException {
+    public synchronized void start() throws IOException {
         transport.start();
-        for (UpstreamGroup group : groups.values()) {
+        started = true;
+        for (UpstreamGroup group : current.groups()) {
             UpstreamGroupConfig.HealthCheck check = group.settings().healthCheck();
             if (check != null) {
                 group.servers().forEach(server -> healthChecks.watch(server, check));
@@ -114,31 +285,30 @@ public final class UpstreamClient {
         }
     }
 
+    /** The groups in service now. */
+    public UpstreamGroups current() {
+        return current;
+    }
+
     public UpstreamGroup groupFor(Route route) {
-        return groups.get(route.group());
+        return current.groupFor(route);
     }
 
     public Collection<UpstreamGroup> groups() {
-        return List.copyOf(groups.values());
+        return current.groups();
     }
 
     /** Every server's pool. */
     public List<UpstreamPool> pools() {
-        List<UpstreamPool> pools = new ArrayList<>();
-        groups.values().forEach(g -> g.servers().forEach(s -> pools.add(s.pool())));
-        return pools;
+        return current.pools();
     }
 
     /** The most upstream connections all pools together may open. */
     public long maxConnections() {
-        long total = 0;
-        for (UpstreamGroup group : groups.values()) {
-            total += (long) group.servers().size() * group.settings().pool().maxConnections();
-        }
-        return total;
+        return current.maxConnections();
     }
 
-    public void stop() {
+    public synchronized void stop() {
         healthChecks.stop();
         pools().forEach(UpstreamPool::close);
         try {

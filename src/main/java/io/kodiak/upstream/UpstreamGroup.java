@@ -45,6 +45,16 @@ public final class UpstreamGroup {
         return List.of(servers);
     }
 
+    /** The server at {@code authority} (host:port), or null. */
+    UpstreamServer server(String authority) {
+        for (UpstreamServer server : servers) {
+            if (server.authority().equals(authority)) {
+                return server;
+            }
+        }
+        return null;
+    }
+
     /** The hash balancer's key source, or null when the group does not hash. */
     public UpstreamGroupConfig.HashKey hashKey() {
         return settings.balance() == UpstreamGroupConfig.Balance.HASH ? settings.hashKey() : null;

@@ -22,11 +22,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * rules the exchange relies on: a connection comes back only when complete and reusable,
  * anything else is detached and closed, and a retry can ask for a brand-new connection instead
  * of another idle one that may be just as stale.
+ *
+ * <p>A pool that a configuration reload left without a server is {@linkplain #retire() retired}:
+ * its idle connections close at once, each busy one when its exchange returns it, and exchanges
+ * of the previous configuration still asking for a connection get one of their own, closed after
+ * use, instead of an error (a reload fails no exchange).
  */
 public final class UpstreamPool {
     private static final Logger LOG = LoggerFactory.getLogger(UpstreamPool.class);
     private final UpstreamTarget target;
     private final SocketConnectorHandler connector;
+    /** How the connector speaks TLS; null for plain HTTP. */
+    private final io.kodiak.tls.UpstreamTls tls;
     private final SocketAddress address;
     private final SingleEndpointPool<SocketAddress> pool;
     private final boolean persistent;
@@ -34,12 +41,14 @@ public final class UpstreamPool {
     private final int maxConnections;
     private final AtomicInteger waiting = new AtomicInteger();
     private final FreshConnects freshConnects;
+    private volatile boolean retired;
 
     /** {@code connector}: opens connections with the server's filter chain (plain, or TLS under the codec). */
-    UpstreamPool(UpstreamTarget target, SocketConnectorHandler connector, DelayedExecutor timers,
+    UpstreamPool(UpstreamTarget target, SocketConnectorHandler connector, io.kodiak.tls.UpstreamTls tls, DelayedExecutor timers,
                  int maxConnections, long connectTimeoutMillis, long idleTimeoutMillis, boolean persistent) {
         this.target = target;
         this.connector = connector;
+        this.tls = tls;
         this.address = new InetSocketAddress(target.host(), target.port());
         this.persistent = persistent;
         this.connectTimeoutMillis = connectTimeoutMillis;
@@ -58,12 +67,20 @@ public final class UpstreamPool {
                 .build();
     }
 
+    io.kodiak.tls.UpstreamTls tls() {
+        return tls;
+    }
+
     public UpstreamTarget target() {
         return target;
     }
 
     /** Hands a connection to {@code handler} without blocking: an idle one, a new one, or the next one released. */
     public void acquire(CompletionHandler<Connection> handler) {
+        if (retired) {
+            acquireFresh(handler);
+            return;
+        }
         waiting.incrementAndGet();
         pool.take(new CompletionHandler<Connection>() {
             @Override
@@ -75,7 +92,12 @@ public final class UpstreamPool {
             @Override
             public void failed(Throwable error) {
                 waiting.decrementAndGet();
-                handler.failed(error);
+                if (retired) {
+                    // Waiting when a reload retired the pool: the pool's close failed the wait.
+                    acquireFresh(handler);
+                } else {
+                    handler.failed(error);
+                }
             }
 
             @Override
@@ -107,9 +129,12 @@ public final class UpstreamPool {
                 try {
                     pool.attach(connection);
                 } catch (IOException poolClosed) {
-                    connection.closeSilently();
-                    handler.failed(poolClosed);
-                    return;
+                    if (!retired) {
+                        connection.closeSilently();
+                        handler.failed(poolClosed);
+                        return;
+                    }
+                    // Retired meanwhile: the connection serves this exchange alone (release closes it).
                 }
                 handler.completed(connection);
             }
@@ -161,7 +186,7 @@ public final class UpstreamPool {
         return connectTimeoutMillis;
     }
 
-    /** A connection outside the pool (health checks), with the server's filter chain. */
+    /** A connection outside the pool (health checks, a retired pool's users), with the server's filter chain. */
     void connect(CompletionHandler<Connection> handler) {
         connector.connect(address, handler);
     }
@@ -197,6 +222,19 @@ public final class UpstreamPool {
     }
 
     void close() {
+        retired = true;
         pool.close();
+    }
+
+    /**
+     * Taken out of service by a reload: idle connections close now, busy ones when released
+     * (Grizzly's closed pool closes what it no longer knows), and later users connect on their own.
+     */
+    void retire() {
+        close();
+    }
+
+    boolean retired() {
+        return retired;
     }
 }

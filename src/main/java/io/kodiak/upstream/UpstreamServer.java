@@ -24,20 +24,41 @@ public final class UpstreamServer {
     private final UpstreamPool pool;
     private final PassiveHealth passive;
     private final ActiveHealth active;
-    private final AtomicInteger inFlight = new AtomicInteger();
-    private final LongAdder requests = new LongAdder();
-    private final LongAdder failures = new LongAdder();
+    private final AtomicInteger inFlight;
+    private final LongAdder requests;
+    private final LongAdder failures;
     /** Smooth weighted round-robin's running weight; guarded by the group's balancer. */
     int currentWeight;
 
     UpstreamServer(String group, int index, UpstreamGroupConfig.Server settings, UpstreamPool pool,
                    UpstreamGroupConfig.Passive passive, UpstreamGroupConfig.HealthCheck check) {
+        this(group, index, settings, pool, new PassiveHealth(passive),
+                check == null ? new ActiveHealth(1, Integer.MAX_VALUE) : new ActiveHealth(check.rise(), check.fall()),
+                new AtomicInteger(), new LongAdder(), new LongAdder());
+    }
+
+    private UpstreamServer(String group, int index, UpstreamGroupConfig.Server settings, UpstreamPool pool,
+                           PassiveHealth passive, ActiveHealth active, AtomicInteger inFlight, LongAdder requests,
+                           LongAdder failures) {
         this.group = group;
         this.index = index;
         this.settings = settings;
         this.pool = pool;
-        this.passive = new PassiveHealth(passive);
-        this.active = check == null ? new ActiveHealth(1, Integer.MAX_VALUE) : new ActiveHealth(check.rise(), check.fall());
+        this.passive = passive;
+        this.active = active;
+        this.inFlight = inFlight;
+        this.requests = requests;
+        this.failures = failures;
+    }
+
+    /**
+     * The same server in a group that a reload changed (another weight, another server beside
+     * it): its health as observed so far, its counts and requests in flight carry over, so that a
+     * server that is down stays out of rotation and its metrics continue. The caller checks that
+     * the health settings are the same.
+     */
+    UpstreamServer successor(int index, UpstreamGroupConfig.Server settings, UpstreamPool pool) {
+        return new UpstreamServer(group, index, settings, pool, passive, active, inFlight, requests, failures);
     }
 
     public UpstreamPool pool() {

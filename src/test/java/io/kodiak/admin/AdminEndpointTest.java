@@ -24,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The admin listener against a real proxy and upstream: /health states, /metrics content and movement. */
 class AdminEndpointTest {
     private static final Pattern HEALTH_JSON = Pattern.compile(
-            "\\{\"status\":\"(UP|STARTING|DRAINING)\",\"version\":\"[^\"]+\",\"uptime_seconds\":\\d+,\"in_flight\":\\d+}\n");
+            "\\{\"status\":\"(UP|STARTING|DRAINING)\",\"version\":\"[^\"]+\",\"uptime_seconds\":\\d+,\"in_flight\":\\d+"
+            + ",\"generation\":1,\"loaded_at\":\"\\d{4}-\\d\\d-\\d\\dT[0-9:.]+Z\"}\n");
 
     private static String routes(TestUpstream upstream) {
         return "proxy.routes = [ { prefix = \"/app\", upstream = \"" + upstream.url("") + "\" } ]\n";

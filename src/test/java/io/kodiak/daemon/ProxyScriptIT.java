@@ -119,6 +119,52 @@ class ProxyScriptIT {
         assertContains(stopAgain.output(), "Kodiak is not running");
     }
 
+    @Test
+    void reloadAppliesAChangeRefusesABadFileAndAnswersSighup() throws Exception {
+        assertEquals(0, proxy.run("start").exitCode());
+        long pid = proxy.pid().orElseThrow();
+        String conf = Files.readString(proxy.conf);
+        Files.writeString(proxy.conf, conf.replace("routes = [ {", "routes = [ { prefix = \"/b/\", upstream = \""
+                + upstream.url("/status/") + "\" }, {"));
+
+        ProxyScript.Result reloaded = proxy.run("reload");
+        assertEquals(0, reloaded.exitCode(), reloaded.output());
+        assertContains(reloaded.output(), "Kodiak reloaded: configuration generation 2 from " + proxy.conf);
+        assertContains(reloaded.output(), "route added: /b/ -> " + upstream.url("/status/"));
+        assertEquals(204, get(proxy.port, "/b/204").statusCode(), "the new route serves");
+        assertContains(get(proxy.adminPort, "/health").body(), "\"generation\":2,");
+        ProxyScript.Result status = proxy.run("status");
+        assertContains(status.output(), "config    generation 2, loaded ");
+        assertContains(status.output(), "route     /b/ -> " + upstream.url("/status/"));
+
+        Path bad = proxy.base.resolveSibling("bad.conf");
+        Files.writeString(bad, conf.replace("shutdown.grace-period = 20s", "shutdown.grace-period = soon\n  listener.bogus = 1"));
+        ProxyScript.Result refused = proxy.run("reload", bad);
+        assertEquals(2, refused.exitCode(), refused.output());
+        assertContains(refused.output(), "reload refused, " + bad + ": the running configuration (generation 2) stays");
+        assertContains(refused.output(), "proxy.shutdown.grace-period");
+        assertContains(refused.output(), "proxy.listener.bogus");
+        assertEquals(204, get(proxy.port, "/b/204").statusCode(), "the running configuration still serves");
+        assertContains(Files.readString(proxy.base.resolve("logs/kodiak.log")), "reload refused");
+
+        // A plain SIGHUP (kill -HUP, systemd's ExecReload) re-reads the file in service.
+        Files.writeString(proxy.conf, conf);
+        new ProcessBuilder("kill", "-HUP", Long.toString(pid)).start().waitFor();
+        await(() -> {
+            try {
+                return get(proxy.adminPort, "/health").body().contains("\"generation\":3,");
+            } catch (Exception e) {
+                return false;
+            }
+        }, 30, "generation 3 after SIGHUP");
+        assertEquals(404, get(proxy.port, "/b/204").statusCode(), "the route is gone with its file line");
+        assertEquals(pid, proxy.pid().orElseThrow(), "the same process throughout");
+
+        assertEquals(0, proxy.run("stop").exitCode());
+        ProxyScript.Result notRunning = proxy.run("reload");
+        assertEquals(3, notRunning.exitCode(), notRunning.output());
+    }
+
     private static String read(Path file) {
         try {
             return Files.exists(file) ? Files.readString(file) : "";

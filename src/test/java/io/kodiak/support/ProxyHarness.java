@@ -2,6 +2,8 @@ package io.kodiak.support;
 
 import com.typesafe.config.ConfigFactory;
 import io.kodiak.Kodiak;
+import io.kodiak.ReloadRefusedException;
+import io.kodiak.config.ProxyConfig;
 import io.kodiak.config.ConfigLoader;
 
 import java.io.IOException;
@@ -21,11 +23,21 @@ public final class ProxyHarness implements AutoCloseable {
     }
 
     public static ProxyHarness start(String hocon) throws IOException {
-        String base = "proxy.listener.port = 0\nproxy.admin.enabled = false\nproxy.shutdown.grace-period = 5s\n"
-                + TestTls.proxySettings();
-        Kodiak kodiak = new Kodiak(ConfigLoader.fromConfig(ConfigFactory.parseString(base + hocon)));
+        Kodiak kodiak = new Kodiak(config(hocon));
         kodiak.start();
         return new ProxyHarness(kodiak);
+    }
+
+    /** {@code hocon} over the harness's base settings (any free port, no admin, TLS in the TLS suite). */
+    public static ProxyConfig config(String hocon) {
+        String base = "proxy.listener.port = 0\nproxy.admin.enabled = false\nproxy.shutdown.grace-period = 5s\n"
+                + TestTls.proxySettings();
+        return ConfigLoader.fromConfig(ConfigFactory.parseString(base + hocon));
+    }
+
+    /** Reloads {@code hocon} over the same base settings as {@link #start}; returns the generation now in service. */
+    public long reload(String hocon) throws ReloadRefusedException {
+        return kodiak.reload(config(hocon)).generation().number();
     }
 
     public int port() {

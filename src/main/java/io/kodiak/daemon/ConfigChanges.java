@@ -1,0 +1,93 @@
+package io.kodiak.daemon;
+
+import io.kodiak.config.ProxyConfig;
+import io.kodiak.config.UpstreamGroupConfig;
+import io.kodiak.routing.Route;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * What a reload changes, for the log and the reload command: routes added, removed and changed
+ * (by prefix), servers added to and removed from groups, and every other key whose value changed.
+ */
+record ConfigChanges(List<String> routesAdded, List<String> routesRemoved, List<String> routesChanged,
+                     List<String> serversAdded, List<String> serversRemoved, List<String> keysChanged) {
+
+    static ConfigChanges between(ProxyConfig before, ProxyConfig after) {
+        Map<String, Route> was = byPrefix(before.routes());
+        Map<String, Route> now = byPrefix(after.routes());
+        List<String> added = new ArrayList<>();
+        List<String> removed = new ArrayList<>();
+        List<String> changed = new ArrayList<>();
+        now.forEach((prefix, route) -> {
+            Route old = was.get(prefix);
+            if (old == null) {
+                added.add(describe(route));
+            } else if (!old.equals(route)) {
+                changed.add(describe(route));
+            }
+        });
+        was.forEach((prefix, route) -> {
+            if (!now.containsKey(prefix)) {
+                removed.add(describe(route));
+            }
+        });
+        Set<String> serversBefore = servers(before);
+        Set<String> serversAfter = servers(after);
+        List<String> serversAdded = serversAfter.stream().filter(s -> !serversBefore.contains(s)).toList();
+        List<String> serversRemoved = serversBefore.stream().filter(s -> !serversAfter.contains(s)).toList();
+        // Routes are listed above, one by one; every other key by name.
+        Set<String> keys = new TreeSet<>(before.settings().keySet());
+        keys.addAll(after.settings().keySet());
+        List<String> keysChanged = keys.stream()
+                .filter(key -> !key.equals("proxy.routes"))
+                .filter(key -> !Objects.equals(before.settings().get(key), after.settings().get(key)))
+                .toList();
+        return new ConfigChanges(added, removed, changed, serversAdded, serversRemoved, keysChanged);
+    }
+
+    boolean none() {
+        return routesAdded.isEmpty() && routesRemoved.isEmpty() && routesChanged.isEmpty() && serversAdded.isEmpty()
+                && serversRemoved.isEmpty() && keysChanged.isEmpty();
+    }
+
+    /** One line per change, as logged and printed by bin/proxy.sh reload. */
+    List<String> lines() {
+        List<String> lines = new ArrayList<>();
+        routesAdded.forEach(r -> lines.add("route added: " + r));
+        routesRemoved.forEach(r -> lines.add("route removed: " + r));
+        routesChanged.forEach(r -> lines.add("route changed: " + r));
+        serversAdded.forEach(s -> lines.add("server added: " + s));
+        serversRemoved.forEach(s -> lines.add("server removed (draining): " + s));
+        keysChanged.forEach(k -> lines.add("key changed: " + k));
+        return lines;
+    }
+
+    private static Map<String, Route> byPrefix(List<Route> routes) {
+        Map<String, Route> map = new LinkedHashMap<>();
+        routes.forEach(route -> map.put(route.prefix(), route));
+        return map;
+    }
+
+    private static String describe(Route route) {
+        return route.prefix() + " -> " + route.upstreamUrl();
+    }
+
+    /** "group host:port" for every server of every group (implicit groups are named by their host:port). */
+    private static Set<String> servers(ProxyConfig config) {
+        Set<String> servers = new LinkedHashSet<>();
+        for (UpstreamGroupConfig group : config.groups()) {
+            for (UpstreamGroupConfig.Server server : group.servers()) {
+                servers.add(group.implicit() ? server.authority() : group.name() + " " + server.authority());
+            }
+        }
+        return servers;
+    }
+}

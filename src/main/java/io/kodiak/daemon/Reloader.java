@@ -1,0 +1,125 @@
+package io.kodiak.daemon;
+
+import io.kodiak.Kodiak;
+import io.kodiak.ReloadRefusedException;
+import io.kodiak.admin.Monitoring;
+import io.kodiak.admin.SettingsReport;
+import io.kodiak.config.ConfigException;
+import io.kodiak.config.ConfigLoader;
+import io.kodiak.config.ProxyConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Re-reads the configuration and puts it in service ({@link Kodiak#reload}), or refuses it and
+ * keeps the one in service. One reload at a time, on the caller's thread (SIGHUP's handler hands
+ * it to a thread of its own). The file is the one Kodiak runs with, or the one a reload request
+ * names, which becomes the one it runs with.
+ */
+final class Reloader {
+    private static final Logger LOG = LoggerFactory.getLogger(Reloader.class);
+
+    /** The outcome, for the log and bin/proxy.sh reload. */
+    record Outcome(boolean applied, long generation, File file, List<String> lines) {
+    }
+
+    private final Kodiak kodiak;
+    private final Monitoring monitoring;
+    private final LogConfiguration logging;
+    /** Null when not run by bin/proxy.sh: then nothing records the settings for it. */
+    private final Path settingsFile;
+    private File file;
+
+    Reloader(Kodiak kodiak, Monitoring monitoring, File file, LogConfiguration logging, Path settingsFile) {
+        this.kodiak = kodiak;
+        this.monitoring = monitoring;
+        this.file = file;
+        this.logging = logging;
+        this.settingsFile = settingsFile;
+    }
+
+    /** Reloads from {@code requested}, or from the current file when null. */
+    synchronized Outcome reload(File requested) {
+        File from = requested != null ? requested : file;
+        ProxyConfig before = kodiak.config();
+        ProxyConfig next;
+        try {
+            next = ConfigLoader.load(from);
+        } catch (ConfigException e) {
+            return refused(from, e.getMessage());
+        }
+        Monitoring.AdminMove move;
+        try {
+            move = monitoring.prepareMove(next);
+        } catch (IOException e) {
+            return refused(from, "cannot listen on admin " + next.admin().host() + ":" + next.admin().port()
+                    + " (proxy.admin): " + e.getMessage());
+        }
+        List<String> restartOnly = kodiak.restartOnly(next);
+        if (before.admin().enabled() != next.admin().enabled()) {
+            restartOnly = new ArrayList<>(restartOnly);
+            restartOnly.add("proxy.admin.enabled");
+        }
+        Kodiak.Reloaded reloaded;
+        try {
+            reloaded = kodiak.reload(next);
+        } catch (ReloadRefusedException e) {
+            monitoring.abandonMove(move);
+            return refused(from, e.getMessage());
+        }
+        monitoring.reloaded(kodiak, move);
+        file = from;
+
+        List<String> lines = new ArrayList<>(ConfigChanges.between(before, next).lines());
+        reloaded.addressesAdded().forEach(a -> lines.add("listening on " + a));
+        reloaded.addressesRemoved().forEach(a -> lines.add("stopped listening on " + a + " (its open connections finish)"));
+        if (move != null) {
+            lines.add("admin listener moved to " + next.admin().host() + ":" + next.admin().port());
+        }
+        String logLine = logging.reloadIfChanged();
+        if (logLine != null) {
+            lines.add(logLine);
+        }
+        long generation = reloaded.generation().number();
+        LOG.info("configuration generation {} in service, from {}{}", generation, from,
+                lines.isEmpty() ? " (no changes)" : "");
+        lines.forEach(line -> LOG.info("  {}", line));
+        for (String key : restartOnly) {
+            String line = key + " changed: it applies at the next restart (the running value stays)";
+            LOG.warn("{}", line);
+            lines.add(line);
+        }
+        next.warnings().forEach(warning -> LOG.warn("{}", warning));
+        recordSettings(next, from);
+        return new Outcome(true, generation, from, lines);
+    }
+
+    private Outcome refused(File from, String why) {
+        monitoring.reloadRefused();
+        LOG.error("reload refused, the configuration in service (generation {}) stays: {}: {}",
+                kodiak.generation().number(), from, why);
+        return new Outcome(false, kodiak.generation().number(), from, List.of(why.split("\n")));
+    }
+
+    /** What bin/proxy.sh status and stop read: the settings now in service, and their file. */
+    private void recordSettings(ProxyConfig config, File from) {
+        if (settingsFile == null) {
+            return;
+        }
+        ByteArrayOutputStream text = new ByteArrayOutputStream();
+        try (PrintStream out = new PrintStream(text, true, StandardCharsets.UTF_8)) {
+            SettingsReport.print(config, out);
+            out.println("config_file=" + from.getAbsolutePath());
+        }
+        ControlFiles.writeAtomically(settingsFile, text.toByteArray());
+    }
+}
