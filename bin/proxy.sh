@@ -474,11 +474,11 @@ cmd_reload() {
   kill -HUP "$pid"
   # A reload takes well under a second; a minute covers a JVM that is busy or short of memory.
   while [ "$(sed -n 's/^id=//p' "$RELOAD_RESULT" 2>/dev/null)" != "$id" ]; do
-    if ((waited >= 600)); then
+    if ((waited >= 3000)); then
       echo "Kodiak (pid $pid) did not answer the reload within 60 s; see $LOG_DIR/kodiak.log" >&2
       exit 1
     fi
-    sleep 0.1
+    sleep 0.02
     waited=$((waited + 1))
   done
   local result generation file

@@ -49,9 +49,10 @@ public final class CertificateWatch {
         queue.add(this, CHECK_MILLIS, TimeUnit.MILLISECONDS);
     }
 
-    /** The timer drops the watch at its next scan. */
+    /** The watch leaves the timer (a reload that replaces a listener's TLS settings stops the old one). */
     public void stop() {
         due.close();
+        queue.destroy();
     }
 
     /** On the timer thread. */

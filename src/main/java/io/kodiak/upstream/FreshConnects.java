@@ -14,19 +14,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * connection) by connect-timeout: Grizzly times out only the connects the pool makes itself, and
  * an unanswered SYN would otherwise hold the exchange until the kernel gives up (about 2 minutes).
  * Whichever comes first, the connect's outcome or the deadline, settles the attempt; a connection
- * that arrives after the deadline is closed.
+ * that arrives after the deadline is closed. One queue serves every pool (a pool a reload retires
+ * leaves nothing behind in the timer).
  */
 final class FreshConnects {
     private final DelayedExecutor.DelayQueue<Attempt> queue;
-    private final long timeoutMillis;
 
-    FreshConnects(DelayedExecutor timers, long timeoutMillis) {
+    FreshConnects(DelayedExecutor timers) {
         this.queue = timers.createDelayQueue(new Expiry(), Deadline.resolver(attempt -> attempt.deadline));
-        this.timeoutMillis = timeoutMillis;
     }
 
-    /** Starts the clock for one connect; the returned attempt settles it. */
-    Attempt start(CompletionHandler<Connection> handler) {
+    /** Starts the clock ({@code timeoutMillis}) for one connect; the returned attempt settles it. */
+    Attempt start(CompletionHandler<Connection> handler, long timeoutMillis) {
         Attempt attempt = new Attempt(handler);
         queue.add(attempt, timeoutMillis, TimeUnit.MILLISECONDS);
         return attempt;

@@ -52,6 +52,7 @@ public final class UpstreamClient {
     private final TCPNIOTransport transport;
     private final DelayedExecutor timers;
     private final HealthChecks healthChecks;
+    private final FreshConnects freshConnects;
     private final TlsObserver tlsObserver;
     /**
      * One TLS context per distinct setting (proxy.upstream.tls, and each group's own), shared by
@@ -81,6 +82,7 @@ public final class UpstreamClient {
         transport.getAsyncQueueIO().getWriter().setMaxPendingBytesPerConnection(WRITE_QUEUE_LIMIT);
         transport.setName("kodiak-upstream");
         healthChecks = new HealthChecks(transport, timers);
+        freshConnects = new FreshConnects(timers);
         try {
             current = build(config, new UpstreamGroups(Map.of()));
             tlsContexts.putAll(tlsContextsInUse);
@@ -175,7 +177,7 @@ public final class UpstreamClient {
 
     private UpstreamPool newPool(UpstreamGroupConfig.Server server, ProxyConfig.Upstream pool, UpstreamTls tls) {
         SocketConnectorHandler connector = tls != null ? tlsConnector(tls, server) : transport;
-        return new UpstreamPool(new UpstreamTarget(server.host(), server.port(), ""), connector, tls, timers,
+        return new UpstreamPool(new UpstreamTarget(server.host(), server.port(), ""), connector, tls, timers, freshConnects,
                 pool.maxConnections(), pool.connectTimeout().toMillis(), pool.idleTimeout().toMillis(),
                 pool.persistentConnections());
     }

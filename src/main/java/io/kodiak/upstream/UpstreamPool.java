@@ -41,11 +41,13 @@ public final class UpstreamPool {
     private final int maxConnections;
     private final AtomicInteger waiting = new AtomicInteger();
     private final FreshConnects freshConnects;
+    private final PoolTimers timers;
     private volatile boolean retired;
 
     /** {@code connector}: opens connections with the server's filter chain (plain, or TLS under the codec). */
     UpstreamPool(UpstreamTarget target, SocketConnectorHandler connector, io.kodiak.tls.UpstreamTls tls, DelayedExecutor timers,
-                 int maxConnections, long connectTimeoutMillis, long idleTimeoutMillis, boolean persistent) {
+                 FreshConnects freshConnects, int maxConnections, long connectTimeoutMillis, long idleTimeoutMillis,
+                 boolean persistent) {
         this.target = target;
         this.connector = connector;
         this.tls = tls;
@@ -53,7 +55,8 @@ public final class UpstreamPool {
         this.persistent = persistent;
         this.connectTimeoutMillis = connectTimeoutMillis;
         this.maxConnections = maxConnections;
-        this.freshConnects = new FreshConnects(timers, connectTimeoutMillis);
+        this.freshConnects = freshConnects;
+        this.timers = new PoolTimers(timers);
         this.pool = SingleEndpointPool.builder(SocketAddress.class)
                 .connectorHandler(connector)
                 .endpointAddress(address)
@@ -63,7 +66,7 @@ public final class UpstreamPool {
                 .keepAliveTimeout(idleTimeoutMillis, TimeUnit.MILLISECONDS)
                 .keepAliveCheckInterval(Math.min(1000, idleTimeoutMillis), TimeUnit.MILLISECONDS)
                 .maxReconnectAttempts(0)
-                .delayExecutor(timers)
+                .delayExecutor(this.timers)
                 .build();
     }
 
@@ -117,7 +120,7 @@ public final class UpstreamPool {
      * out to be closed by the upstream. It joins the pool when there is room, else it is closed after use.
      */
     public void acquireFresh(CompletionHandler<Connection> handler) {
-        FreshConnects.Attempt attempt = freshConnects.start(handler);
+        FreshConnects.Attempt attempt = freshConnects.start(handler, connectTimeoutMillis);
         connector.connect(address, new EmptyCompletionHandler<Connection>() {
             @Override
             public void completed(Connection connection) {
@@ -224,6 +227,7 @@ public final class UpstreamPool {
     void close() {
         retired = true;
         pool.close();
+        timers.release();
     }
 
     /**
