@@ -6,6 +6,7 @@
 #   failover  one of three servers killed and restarted under load: Kodiak, nginx, HAProxy (bench/failover/run.sh)
 #   tls       TLS against nginx: keep-alive CPU per request, full handshakes, TLS to the backend too (bench/tls/run.sh)
 #   reload    a configuration reload every second under load: Kodiak, nginx, HAProxy (bench/reload/run.sh)
+#   scaleout  two Kodiak instances behind HAProxy in TCP mode, health from /health (bench/scaleout/run.sh)
 set -euo pipefail
 
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
@@ -16,6 +17,7 @@ usage() {
   echo "       bin/bench.sh fuzz [--minutes N]" >&2
   echo "       bin/bench.sh failover [--quick] [--rounds N] [--targets kodiak,nginx,haproxy] [--connections N]" >&2
   echo "       bin/bench.sh reload [--quick] [--rounds N] [--reloads N] [--targets kodiak,nginx,haproxy] [--connections N]" >&2
+  echo "       bin/bench.sh scaleout [--quick] [--rounds N] [--connections N] [--seconds N]" >&2
   echo "       bin/bench.sh SUBCOMMAND --help" >&2
 }
 
@@ -29,6 +31,7 @@ case $command in
   failover) exec "$root/bench/failover/run.sh" "$@" ;;
   tls) exec "$root/bench/tls/run.sh" "$@" ;;
   reload) exec "$root/bench/reload/run.sh" "$@" ;;
+  scaleout) exec "$root/bench/scaleout/run.sh" "$@" ;;
   -h|--help|help) usage; exit 0 ;;
   *) usage; exit 2 ;;
 esac

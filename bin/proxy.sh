@@ -89,7 +89,8 @@ resolve_base() {
   # What the running instance runs with (listener, admin, grace period, routes, its file), for status,
   # stop and reload; written at start, rewritten by the daemon on each applied reload.
   SETTINGS_FILE=$LOG_DIR/proxy.settings
-  # A reload request (an id, the file) and the daemon's answer, beside the pid file (see ControlFiles).
+  # A reload request (an id, the file) and the daemon's answers (.<id> for this script, and the
+  # latest), beside the pid file: the contract with io.kodiak.daemon.ControlFiles.
   RELOAD_REQUEST=$PROXY_BASE/proxy.reload
   RELOAD_RESULT=$PROXY_BASE/proxy.reload-result
   # The trailing space makes the marker match this base exactly, not a base nested below it.
@@ -300,7 +301,7 @@ prepare() {
 
 record_settings() {
   printf '%s\nconfig_file=%s\n' "$SETTINGS" "$CONF" >"$SETTINGS_FILE"
-  rm -f "$RELOAD_REQUEST" "$RELOAD_RESULT"
+  rm -f "$RELOAD_REQUEST" "$RELOAD_RESULT" "$RELOAD_RESULT".*
 }
 
 refuse_if_running() {
@@ -453,7 +454,8 @@ cmd_status() {
 }
 
 # Asks the running instance to reload and prints its answer. The daemon validates the file itself
-# (with its own -D overrides) and answers in $RELOAD_RESULT; nothing is applied unless all of it is valid.
+# (with its own -D overrides) and answers in $RELOAD_RESULT.<id>; nothing is applied unless all of
+# it is valid. Reloads through this script are serialised (flock), so each finds its own request.
 cmd_reload() {
   resolve_base
   local pid
@@ -466,33 +468,50 @@ cmd_reload() {
     resolve_conf
     conf=$CONF
   fi
-  local id tmp waited=0
+  exec 8>"$PROXY_BASE/.reload.lock"
+  flock 8
+  local id tmp answer_file answer
   id="$$-$(date +%s%N)"
+  answer_file=$RELOAD_RESULT.$id
   tmp=$(mktemp "$PROXY_BASE/.reload.XXXXXX")
   printf '%s\n%s\n' "$id" "$conf" >"$tmp"
+  # Readable by the daemon, which may run as another user than this script.
+  chmod 644 "$tmp"
   mv -f "$tmp" "$RELOAD_REQUEST"
   kill -HUP "$pid"
   # A reload takes well under a second; a minute covers a JVM that is busy or short of memory.
-  while [ "$(sed -n 's/^id=//p' "$RELOAD_RESULT" 2>/dev/null)" != "$id" ]; do
-    if ((waited >= 3000)); then
+  local deadline=$((SECONDS + 60))
+  until [ -f "$answer_file" ]; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "Kodiak (pid $pid) exited before answering the reload; see $LOG_DIR/console.log and kodiak.log" >&2
+      exit 1
+    fi
+    if ((SECONDS >= deadline)); then
       echo "Kodiak (pid $pid) did not answer the reload within 60 s; see $LOG_DIR/kodiak.log" >&2
       exit 1
     fi
     sleep 0.02
-    waited=$((waited + 1))
   done
+  answer=$(cat "$answer_file")
+  rm -f "$answer_file"
   local result generation file
-  result=$(sed -n 's/^result=//p' "$RELOAD_RESULT")
-  generation=$(sed -n 's/^generation=//p' "$RELOAD_RESULT")
-  file=$(sed -n 's/^config_file=//p' "$RELOAD_RESULT")
-  if [ "$result" = applied ]; then
-    echo "Kodiak reloaded: configuration generation $generation from $file"
-    sed -n 's/^line=/  /p' "$RELOAD_RESULT"
-    exit 0
-  fi
-  echo "kodiak: reload refused, $file: the running configuration (generation $generation) stays" >&2
-  sed -n 's/^line=/  /p' "$RELOAD_RESULT" >&2
-  exit 2
+  result=$(sed -n 's/^result=//p' <<<"$answer")
+  generation=$(sed -n 's/^generation=//p' <<<"$answer")
+  file=$(sed -n 's/^config_file=//p' <<<"$answer")
+  case $result in
+    applied)
+      echo "Kodiak reloaded: configuration generation $generation from $file"
+      sed -n 's/^line=/  /p' <<<"$answer"
+      exit 0 ;;
+    refused)
+      echo "kodiak: reload refused${file:+, $file}: the running configuration (generation $generation) stays" >&2
+      sed -n 's/^line=/  /p' <<<"$answer" >&2
+      exit 2 ;;
+    *)
+      echo "kodiak: reload failed: the running configuration (generation $generation) stays; see $LOG_DIR/kodiak.log" >&2
+      sed -n 's/^line=/  /p' <<<"$answer" >&2
+      exit 1 ;;
+  esac
 }
 
 cmd_run() {

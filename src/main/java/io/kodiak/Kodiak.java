@@ -34,7 +34,6 @@ public final class Kodiak {
      */
     private static final long TIMER_TICK_MILLIS = 250;
 
-    private volatile ProxyConfig config;
     private final Drain drain = new Drain();
     private final ExecutorService timerThread;
     private final DelayedExecutor timers;
@@ -55,7 +54,6 @@ public final class Kodiak {
 
     /** {@code tlsObserver} hears every TLS handshake on either side (metrics). */
     public Kodiak(ProxyConfig config, ExchangeObserver observer, TlsObserver tlsObserver) {
-        this.config = config;
         this.timerThread = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "kodiak-timers");
             t.setDaemon(true);
@@ -84,8 +82,12 @@ public final class Kodiak {
         }
     }
 
-    /** A reload applied: the generation now in service, and the addresses it started and stopped listening on. */
-    public record Reloaded(Generation generation, List<String> addressesAdded, List<String> addressesRemoved) {
+    /**
+     * A reload applied: the generation now in service, the addresses it started and stopped
+     * listening on, and what it could not apply (said in the log and to bin/proxy.sh).
+     */
+    public record Reloaded(Generation generation, List<String> addressesAdded, List<String> addressesRemoved,
+                           List<String> warnings) {
     }
 
     /**
@@ -94,59 +96,55 @@ public final class Kodiak {
      * Unchanged upstream groups and pools are kept with their connections; a removed server's
      * pool drains; a new address is bound before a removed one stops accepting, whose open
      * connections finish. Nothing is applied when a certificate cannot be read or an address
-     * cannot be bound: the configuration in service stays. The settings of {@link #restartOnly}
-     * are the transport's and keep their values until a restart.
+     * cannot be bound: the configuration in service stays, and whatever was prepared is released.
+     * The transports' thread counts, I/O strategy and connection limit keep their values until a
+     * restart (see ConfigChanges#restartOnly in the daemon).
      */
     public synchronized Reloaded reload(ProxyConfig next) throws ReloadRefusedException {
         if (stopped) {
             throw new ReloadRefusedException("Kodiak is stopping");
         }
-        UpstreamGroups groups;
+        UpstreamGroups groups = null;
+        ProxyListener.Plan plan = null;
         try {
             groups = upstreams.prepare(next);
-        } catch (PemMaterial.Unusable e) {
-            throw new ReloadRefusedException(e.getMessage(), e);
-        }
-        ProxyListener.Plan plan;
-        try {
             plan = listener.prepare(next.listener(), next.endpoints());
             listener.bind(plan);
         } catch (PemMaterial.Unusable e) {
-            upstreams.abandon(groups);
+            release(groups, plan);
             throw new ReloadRefusedException(e.getMessage(), e);
         } catch (IOException e) {
-            upstreams.abandon(groups);
+            release(groups, plan);
             throw new ReloadRefusedException("cannot listen on " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            release(groups, plan);
+            throw e;
         }
+        // From here on nothing can be refused: the steps only swap references and release what
+        // the new generation no longer uses.
         Generation generation = Generation.of(services.generation().number() + 1, next, groups);
         services.install(generation);
         upstreams.commit(groups);
         listener.commit(plan);
-        config = next;
-        return new Reloaded(generation, plan.addedAddresses(), plan.removedAddresses());
+        List<String> warnings = new ArrayList<>();
+        int clientLimit = ConnectionBudget.clientLimit(next.listener().maxConnections(), ConnectionBudget.openFileLimit(),
+                groups.maxConnections());
+        // More upstream connections than at start could now run the process out of descriptors
+        // before the client limit is reached; fewer are no risk.
+        if (clientLimit < listener.maxConnections()) {
+            warnings.add("the client connection limit in use (" + listener.maxConnections() + ") is above what the open-file"
+                    + " limit leaves beside the upstream pools now (" + clientLimit + "); a restart applies " + clientLimit);
+        }
+        return new Reloaded(generation, plan.addedAddresses(), plan.removedAddresses(), warnings);
     }
 
-    /** The keys whose change {@code next} makes that only a restart applies (the transports' threads and limits). */
-    public List<String> restartOnly(ProxyConfig next) {
-        ProxyConfig.Listener was = config.listener();
-        ProxyConfig.Listener now = next.listener();
-        List<String> keys = new ArrayList<>();
-        if (was.selectorThreads() != now.selectorThreads()) {
-            keys.add("proxy.listener.selector-threads");
+    private void release(UpstreamGroups groups, ProxyListener.Plan plan) {
+        if (plan != null) {
+            listener.abandon(plan);
         }
-        if (was.workerThreads() != now.workerThreads()) {
-            keys.add("proxy.listener.worker-threads");
+        if (groups != null) {
+            upstreams.abandon(groups);
         }
-        if (was.ioStrategy() != now.ioStrategy()) {
-            keys.add("proxy.listener.io-strategy");
-        }
-        if (was.maxConnections() != now.maxConnections()) {
-            keys.add("proxy.listener.max-connections");
-        }
-        if (!config.buffers().equals(next.buffers())) {
-            keys.add("proxy.buffers.memory-manager");
-        }
-        return keys;
     }
 
     /** The configuration generation in service. */
@@ -166,7 +164,7 @@ public final class Kodiak {
     }
 
     private void stopNow() {
-        listener.stop(config.shutdownGracePeriod().toMillis());
+        listener.stop(config().shutdownGracePeriod().toMillis());
         upstreams.stop();
         timers.destroy();
         timerThread.shutdownNow();
@@ -176,8 +174,9 @@ public final class Kodiak {
         return listener.port();
     }
 
+    /** The configuration in service (the generation's). */
     public ProxyConfig config() {
-        return config;
+        return services.generation().config();
     }
 
     public ProxyListener listener() {

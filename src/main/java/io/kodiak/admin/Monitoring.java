@@ -40,7 +40,8 @@ public final class Monitoring {
     private JvmGcMetrics gcMetrics;
     private Health health;
     private UpstreamsHandler upstreams;
-    private AdminServer server;
+    /** Replaced by a reload that moves the admin listener (the reload thread), read by stop (the shutdown hook). */
+    private volatile AdminServer server;
     private UpstreamMeters upstreamMeters;
     private Counter reloadsApplied;
     private Counter reloadsRefused;
@@ -145,19 +146,18 @@ public final class Monitoring {
         return new AdminMove(to, moved);
     }
 
-    /** A reload was refused after {@link #prepareMove}: the new address is released. */
+    /** A reload did not go ahead after {@link #prepareMove}: the new address is released. */
     public void abandonMove(AdminMove move) {
         if (move != null) {
             move.server.stop();
         }
+    }
+
+    /** Counts a refused reload (once, whatever step refused it). */
+    public void reloadRefused() {
         if (reloadsRefused != null) {
             reloadsRefused.increment();
         }
-    }
-
-    /** A reload was refused before anything was prepared. */
-    public void reloadRefused() {
-        abandonMove(null);
     }
 
     /** After a reload was applied: the routes' and groups' meters follow it, and a moved admin listener takes over. */

@@ -53,6 +53,36 @@ record ConfigChanges(List<String> routesAdded, List<String> routesRemoved, List<
         return new ConfigChanges(added, removed, changed, serversAdded, serversRemoved, keysChanged);
     }
 
+    /**
+     * The keys {@code after} changes that a reload does not apply: the transports' threads, I/O
+     * strategy and connection limit, the memory manager, and whether the admin listener (with the
+     * metrics it reads) exists at all. Their running values stay until a restart.
+     */
+    static List<String> restartOnly(ProxyConfig before, ProxyConfig after) {
+        ProxyConfig.Listener was = before.listener();
+        ProxyConfig.Listener now = after.listener();
+        List<String> keys = new ArrayList<>();
+        if (was.selectorThreads() != now.selectorThreads()) {
+            keys.add("proxy.listener.selector-threads");
+        }
+        if (was.workerThreads() != now.workerThreads()) {
+            keys.add("proxy.listener.worker-threads");
+        }
+        if (was.ioStrategy() != now.ioStrategy()) {
+            keys.add("proxy.listener.io-strategy");
+        }
+        if (was.maxConnections() != now.maxConnections()) {
+            keys.add("proxy.listener.max-connections");
+        }
+        if (!before.buffers().equals(after.buffers())) {
+            keys.add("proxy.buffers.memory-manager");
+        }
+        if (before.admin().enabled() != after.admin().enabled()) {
+            keys.add("proxy.admin.enabled");
+        }
+        return keys;
+    }
+
     boolean none() {
         return routesAdded.isEmpty() && routesRemoved.isEmpty() && routesChanged.isEmpty() && serversAdded.isEmpty()
                 && serversRemoved.isEmpty() && keysChanged.isEmpty();

@@ -1,8 +1,7 @@
 package io.kodiak.daemon;
 
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.joran.JoranConfigurator;
-import ch.qos.logback.core.joran.spi.JoranException;
+import ch.qos.logback.classic.joran.ReconfigureOnChangeTask;
 import org.slf4j.ILoggerFactory;
 import org.slf4j.LoggerFactory;
 
@@ -10,16 +9,19 @@ import java.io.File;
 
 /**
  * Logback's configuration file (conf/logback.xml, given by bin/proxy.sh as
- * {@code -Dlogback.configurationFile}), re-read by a reload when it changed since it was read, so
- * a changed level applies at once rather than at logback's own next scan.
+ * {@code -Dlogback.configurationFile}), re-read by a reload when it changed since, so that a
+ * changed level applies at once rather than at logback's own next scan. The re-reading is
+ * logback's own scan task, run now: a file that does not parse leaves the last good
+ * configuration in force (logback falls back to it and says why on the console log), rather than
+ * no logging at all.
  */
 final class LogConfiguration {
     private final File file;
-    private long readAt;
+    private long seen;
 
     private LogConfiguration(File file) {
         this.file = file;
-        this.readAt = file == null ? 0 : file.lastModified();
+        this.seen = file == null ? 0 : file.lastModified();
     }
 
     static LogConfiguration fromSystemProperty() {
@@ -27,25 +29,21 @@ final class LogConfiguration {
         return new LogConfiguration(path == null || path.isBlank() ? null : new File(path));
     }
 
-    /** Re-reads the file when it changed; returns a line for the reload's report, or null when nothing was done. */
+    /** Runs logback's scan when the file changed; returns a line for the reload's report, or null when it did not. */
     String reloadIfChanged() {
-        if (file == null || file.lastModified() == readAt) {
+        if (file == null || file.lastModified() == seen) {
             return null;
         }
         ILoggerFactory factory = LoggerFactory.getILoggerFactory();
         if (!(factory instanceof LoggerContext context)) {
             return null;
         }
-        readAt = file.lastModified();
-        JoranConfigurator configurator = new JoranConfigurator();
-        configurator.setContext(context);
-        // Logback's own re-scan does the same: a reset, then the file; the access log's queue is flushed by the reset.
-        context.reset();
-        try {
-            configurator.doConfigure(file);
-            return "logging configuration re-read: " + file;
-        } catch (JoranException e) {
-            return "logging configuration " + file + " could not be read (" + e.getMessage() + "); see the console log";
-        }
+        seen = file.lastModified();
+        // Compares the watched files with what the context last read, and re-reads them with its
+        // fallback; the same task logback schedules every scanPeriod.
+        ReconfigureOnChangeTask scan = new ReconfigureOnChangeTask();
+        scan.setContext(context);
+        scan.run();
+        return "logging configuration re-read: " + file + " (a file logback cannot use leaves the previous one in force)";
     }
 }

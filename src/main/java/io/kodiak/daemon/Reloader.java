@@ -28,8 +28,18 @@ import java.util.List;
 final class Reloader {
     private static final Logger LOG = LoggerFactory.getLogger(Reloader.class);
 
-    /** The outcome, for the log and bin/proxy.sh reload. */
-    record Outcome(boolean applied, long generation, File file, List<String> lines) {
+    /** How a reload ended; bin/proxy.sh reload exits 0, 2 and 1 for them. */
+    enum Result {
+        /** In service. */
+        APPLIED,
+        /** Not applied: the file (or a certificate, an address) is wrong; the configuration in service stays. */
+        REFUSED,
+        /** Not applied because of a defect (logged with its stack trace); the configuration in service stays. */
+        FAILED
+    }
+
+    /** The outcome, for the log and bin/proxy.sh reload; {@code file} null when no file was read. */
+    record Outcome(Result result, long generation, File file, List<String> lines) {
     }
 
     private final Kodiak kodiak;
@@ -47,7 +57,7 @@ final class Reloader {
         this.settingsFile = settingsFile;
     }
 
-    /** Reloads from {@code requested}, or from the current file when null. */
+    /** Reloads from {@code requested}, or from the file in service when null. */
     synchronized Outcome reload(File requested) {
         File from = requested != null ? requested : file;
         ProxyConfig before = kodiak.config();
@@ -64,17 +74,16 @@ final class Reloader {
             return refused(from, "cannot listen on admin " + next.admin().host() + ":" + next.admin().port()
                     + " (proxy.admin): " + e.getMessage());
         }
-        List<String> restartOnly = kodiak.restartOnly(next);
-        if (before.admin().enabled() != next.admin().enabled()) {
-            restartOnly = new ArrayList<>(restartOnly);
-            restartOnly.add("proxy.admin.enabled");
-        }
         Kodiak.Reloaded reloaded;
         try {
             reloaded = kodiak.reload(next);
         } catch (ReloadRefusedException e) {
             monitoring.abandonMove(move);
             return refused(from, e.getMessage());
+        } catch (RuntimeException e) {
+            monitoring.abandonMove(move);
+            LOG.error("reload failed, the configuration in service (generation {}) stays", kodiak.generation().number(), e);
+            return new Outcome(Result.FAILED, kodiak.generation().number(), from, List.of("reload failed: " + e));
         }
         monitoring.reloaded(kodiak, move);
         file = from;
@@ -93,21 +102,27 @@ final class Reloader {
         LOG.info("configuration generation {} in service, from {}{}", generation, from,
                 lines.isEmpty() ? " (no changes)" : "");
         lines.forEach(line -> LOG.info("  {}", line));
-        for (String key : restartOnly) {
-            String line = key + " changed: it applies at the next restart (the running value stays)";
-            LOG.warn("{}", line);
-            lines.add(line);
-        }
-        next.warnings().forEach(warning -> LOG.warn("{}", warning));
+        List<String> warnings = new ArrayList<>();
+        ConfigChanges.restartOnly(before, next).forEach(key -> warnings.add(
+                key + " changed: it applies at the next restart (the running value stays)"));
+        warnings.addAll(reloaded.warnings());
+        warnings.addAll(next.warnings());
+        warnings.forEach(warning -> LOG.warn("{}", warning));
+        lines.addAll(warnings);
         recordSettings(next, from);
-        return new Outcome(true, generation, from, lines);
+        return new Outcome(Result.APPLIED, generation, from, lines);
+    }
+
+    /** A request that could not be read: refused without reading any file. */
+    Outcome refusedRequest(String problem) {
+        return refused(null, problem);
     }
 
     private Outcome refused(File from, String why) {
         monitoring.reloadRefused();
-        LOG.error("reload refused, the configuration in service (generation {}) stays: {}: {}",
-                kodiak.generation().number(), from, why);
-        return new Outcome(false, kodiak.generation().number(), from, List.of(why.split("\n")));
+        LOG.error("reload refused, the configuration in service (generation {}) stays: {}{}",
+                kodiak.generation().number(), from == null ? "" : from + ": ", why);
+        return new Outcome(Result.REFUSED, kodiak.generation().number(), from, List.of(why.split("\n")));
     }
 
     /** What bin/proxy.sh status and stop read: the settings now in service, and their file. */

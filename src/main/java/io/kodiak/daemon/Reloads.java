@@ -3,6 +3,7 @@ package io.kodiak.daemon;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -60,18 +61,21 @@ final class Reloads {
             return;
         }
         ControlFiles files = control;
-        ControlFiles.Request request = files == null ? new ControlFiles.Request("signal", null) : files.take();
+        ControlFiles.Request request = files == null ? ControlFiles.Request.SIGNAL : files.take();
         Reloader.Outcome outcome;
-        try {
-            outcome = current.reload(request.file());
-        } catch (RuntimeException e) {
-            // A defect, not a configuration problem: said, so that bin/proxy.sh does not wait for nothing.
-            LOG.error("reload failed", e);
-            outcome = new Reloader.Outcome(false, -1, request.file() == null ? new java.io.File("(current)") : request.file(),
-                    java.util.List.of("reload failed: " + e));
+        if (request.problem() != null) {
+            outcome = current.refusedRequest(request.problem());
+        } else {
+            try {
+                outcome = current.reload(request.file());
+            } catch (RuntimeException e) {
+                // A defect outside the reload's own guard: said, so that bin/proxy.sh does not wait for nothing.
+                LOG.error("reload failed", e);
+                outcome = new Reloader.Outcome(Reloader.Result.FAILED, -1, request.file(), List.of("reload failed: " + e));
+            }
         }
         if (files != null) {
-            files.answer(request.id(), outcome);
+            files.answer(request, outcome);
         }
     }
 }

@@ -50,7 +50,9 @@ final class Binding {
             // TLS under Kodiak's codec: the codec reads and writes plain bytes either way.
             tls = sameTls != null ? sameTls.tls : serverTls(endpoint);
             builder.add(tls.filter(tlsObserver));
-            certificates = new CertificateWatch(tls, endpoint.tls(), timers);
+            // The same files, the same watch: it knows what it last read, so a certificate
+            // rewritten just before the reload is still seen as changed.
+            certificates = sameTls != null ? sameTls.certificates : new CertificateWatch(tls, endpoint.tls(), timers);
         } else {
             tls = null;
             certificates = null;
@@ -129,10 +131,12 @@ final class Binding {
 
     /** Takes {@code previous}'s socket: the connections it accepts from now on get this binding's chain. */
     void takeOver(Binding previous) {
-        previous.stopWatch();
+        if (previous.certificates != certificates) {
+            previous.stopWatch();
+            startWatch();
+        }
         server = previous.server;
         server.setProcessor(chain);
-        startWatch();
     }
 
     void startWatch() {

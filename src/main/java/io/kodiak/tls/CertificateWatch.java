@@ -23,7 +23,9 @@ public final class CertificateWatch {
 
     private final ServerTls tls;
     private final List<Path> files;
-    private final DelayedExecutor.DelayQueue<CertificateWatch> queue;
+    private final DelayedExecutor timers;
+    /** On the timer from {@link #start} to {@link #stop}: a watch prepared for a refused reload costs the timer nothing. */
+    private DelayedExecutor.DelayQueue<CertificateWatch> queue;
     private final Deadline due = new Deadline();
     private String seen;
 
@@ -39,20 +41,26 @@ public final class CertificateWatch {
         }
         this.files = List.copyOf(watched);
         this.seen = fingerprint();
-        this.queue = timers.createDelayQueue(watch -> {
+        this.timers = timers;
+    }
+
+    public synchronized void start() {
+        if (queue != null) {
+            return;
+        }
+        queue = timers.createDelayQueue(watch -> {
             watch.check();
             return false;
         }, Deadline.resolver(watch -> watch.due));
-    }
-
-    public void start() {
         queue.add(this, CHECK_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     /** The watch leaves the timer (a reload that replaces a listener's TLS settings stops the old one). */
-    public void stop() {
+    public synchronized void stop() {
         due.close();
-        queue.destroy();
+        if (queue != null) {
+            queue.destroy();
+        }
     }
 
     /** On the timer thread. */

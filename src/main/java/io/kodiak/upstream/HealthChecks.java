@@ -59,7 +59,8 @@ final class HealthChecks {
         stopped = true;
     }
 
-    private enum Step { WAITING, CHECKING }
+    /** WAITING --due--> CHECKING --answer or timeout--> WAITING; either --unwatch--> RETIRED, for good. */
+    private enum Step { WAITING, CHECKING, RETIRED }
 
     final class Probe {
         private final UpstreamServer server;
@@ -72,7 +73,6 @@ final class HealthChecks {
         private Step step = Step.WAITING;
         private int generation;
         private Connection<?> connection;
-        private boolean retired;
 
         Probe(UpstreamServer server, UpstreamGroupConfig.HealthCheck check) {
             this.server = server;
@@ -87,7 +87,7 @@ final class HealthChecks {
             int current;
             boolean timedOut;
             synchronized (this) {
-                if (stopped || retired) {
+                if (stopped || step == Step.RETIRED) {
                     due.close();
                     return;
                 }
@@ -148,20 +148,16 @@ final class HealthChecks {
             if (done != null) {
                 done.closeSilently();
             }
-            if (!stopped && !isRetired()) {
+            if (!stopped) {
                 server.checked(passed, detail);
             }
-        }
-
-        private synchronized boolean isRetired() {
-            return retired;
         }
 
         /** No further checks: the timer drops the probe, and a check in progress ends unrecorded. */
         void retire() {
             Connection<?> open;
             synchronized (this) {
-                retired = true;
+                step = Step.RETIRED;
                 open = connection;
                 connection = null;
                 ++generation;

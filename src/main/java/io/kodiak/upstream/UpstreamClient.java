@@ -54,11 +54,7 @@ public final class UpstreamClient {
     private final HealthChecks healthChecks;
     private final FreshConnects freshConnects;
     private final TlsObserver tlsObserver;
-    /**
-     * One TLS context per distinct setting (proxy.upstream.tls, and each group's own), shared by
-     * the servers that use it, so TLS sessions are resumed across a group's servers. Guarded by this.
-     */
-    private final Map<UpstreamTlsSettings, UpstreamTls> tlsContexts = new HashMap<>();
+    /** The groups in service; each generation's also holds its TLS contexts (see {@link #build}). */
     private volatile UpstreamGroups current;
     private boolean started;
 
@@ -84,8 +80,7 @@ public final class UpstreamClient {
         healthChecks = new HealthChecks(transport, timers);
         freshConnects = new FreshConnects(timers);
         try {
-            current = build(config, new UpstreamGroups(Map.of()));
-            tlsContexts.putAll(tlsContextsInUse);
+            current = build(config, UpstreamGroups.NONE);
         } catch (PemMaterial.Unusable e) {
             // Checked by the configuration loader moments ago: a file changed since.
             throw new IllegalStateException(e.getMessage(), e);
@@ -101,15 +96,19 @@ public final class UpstreamClient {
         return build(config, current);
     }
 
+    /**
+     * One TLS context per distinct setting (proxy.upstream.tls, and each group's own), shared by
+     * the servers that use it, so TLS sessions are resumed across a group's servers; carried over
+     * from {@code previous} unless its files were rewritten, which makes the groups using it change.
+     */
     private UpstreamGroups build(ProxyConfig config, UpstreamGroups previous) throws PemMaterial.Unusable {
-        // TLS contexts whose files were rewritten are read again: the groups using them change.
         Map<UpstreamTlsSettings, UpstreamTls> contexts = new HashMap<>();
         for (UpstreamGroupConfig settings : config.groups()) {
             UpstreamTlsSettings tls = settings.pool().tls();
             if (contexts.containsKey(tls) || settings.servers().stream().noneMatch(UpstreamGroupConfig.Server::tls)) {
                 continue;
             }
-            UpstreamTls known = tlsContexts.get(tls);
+            UpstreamTls known = previous.tlsContexts().get(tls);
             contexts.put(tls, known != null && !known.filesChanged() ? known : upstreamTls(tls,
                     tls.equals(config.upstream().tls()) ? "proxy.upstream.tls" : "proxy.upstreams." + settings.name() + ".tls"));
         }
@@ -139,12 +138,8 @@ public final class UpstreamClient {
             }
             groups.put(settings.name(), group);
         }
-        tlsContextsInUse = contexts;
-        return new UpstreamGroups(groups);
+        return new UpstreamGroups(groups, contexts);
     }
-
-    /** The contexts the last prepared generation uses; adopted by {@link #commit}. */
-    private Map<UpstreamTlsSettings, UpstreamTls> tlsContextsInUse = Map.of();
 
     private static boolean sameTls(UpstreamGroup old, Map<UpstreamTlsSettings, UpstreamTls> contexts) {
         for (UpstreamServer server : old.servers()) {
@@ -201,8 +196,6 @@ public final class UpstreamClient {
     public synchronized void commit(UpstreamGroups next) {
         UpstreamGroups previous = current;
         current = next;
-        tlsContexts.clear();
-        tlsContexts.putAll(tlsContextsInUse);
         Set<UpstreamServer> before = identitySet(previous.servers());
         Set<UpstreamServer> after = identitySet(next.servers());
         if (started) {
@@ -245,7 +238,6 @@ public final class UpstreamClient {
                 pool.close();
             }
         }
-        tlsContextsInUse = Map.of();
     }
 
     private static <T> Set<T> identitySet(Collection<T> items) {

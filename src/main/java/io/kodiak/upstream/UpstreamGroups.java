@@ -1,6 +1,8 @@
 package io.kodiak.upstream;
 
 import io.kodiak.routing.Route;
+import io.kodiak.tls.UpstreamTls;
+import io.kodiak.tls.UpstreamTlsSettings;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -15,9 +17,18 @@ import java.util.Map;
  */
 public final class UpstreamGroups {
     private final Map<String, UpstreamGroup> byName;
+    /** The TLS context of each distinct upstream TLS setting these groups' https:// servers use. */
+    private final Map<UpstreamTlsSettings, UpstreamTls> tlsContexts;
 
-    UpstreamGroups(Map<String, UpstreamGroup> byName) {
+    UpstreamGroups(Map<String, UpstreamGroup> byName, Map<UpstreamTlsSettings, UpstreamTls> tlsContexts) {
         this.byName = new LinkedHashMap<>(byName);
+        this.tlsContexts = Map.copyOf(tlsContexts);
+    }
+
+    static final UpstreamGroups NONE = new UpstreamGroups(Map.of(), Map.of());
+
+    Map<UpstreamTlsSettings, UpstreamTls> tlsContexts() {
+        return tlsContexts;
     }
 
     public UpstreamGroup groupFor(Route route) {

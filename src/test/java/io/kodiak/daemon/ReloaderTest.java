@@ -100,7 +100,7 @@ class ReloaderTest {
                 + " { prefix = \"/new/\", upstream = \"" + b.url() + "/\" } ]\n");
         Reloader.Outcome outcome = reloader.reload(null);
 
-        assertTrue(outcome.applied(), outcome.lines().toString());
+        assertEquals(Reloader.Result.APPLIED, outcome.result(), outcome.lines().toString());
         assertEquals(2, outcome.generation());
         String aAt = "127.0.0.1:" + URI.create(a.url()).getPort();
         String bAt = "127.0.0.1:" + URI.create(b.url()).getPort();
@@ -131,7 +131,7 @@ class ReloaderTest {
         write("proxy.routes = [ { prefix = \"/\", upstream = \"http://nowhere/\" } ]\nproxy.listener.max-body-size = lots\n");
         Reloader.Outcome outcome = reloader.reload(null);
 
-        assertFalse(outcome.applied());
+        assertEquals(Reloader.Result.REFUSED, outcome.result());
         assertEquals(1, outcome.generation());
         String said = String.join("\n", outcome.lines());
         assertTrue(said.contains("proxy.listener.max-body-size"), said);
@@ -146,7 +146,7 @@ class ReloaderTest {
         File other = dir.resolve("other.conf").toFile();
         Files.writeString(other.toPath(), "proxy.listener.port = 0\nproxy.admin.port = 0\n"
                 + "proxy.routes = [ { prefix = \"/\", upstream = \"" + b.url() + "/\" } ]\n");
-        assertTrue(reloader.reload(other).applied());
+        assertEquals(Reloader.Result.APPLIED, reloader.reload(other).result());
         assertEquals("b", proxied("/x"));
 
         Reloader.Outcome again = reloader.reload(null);
