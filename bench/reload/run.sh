@@ -4,7 +4,9 @@
 # Configuration reloads under load, side by side: each proxy (one at a time) in front of three
 # servers (bench/failover/FailoverStub.java, 10 ms per request, on 127.0.0.1:9611-9613), loaded by
 # bench/failover/FailoverLoad.java with CONNECTIONS keep-alive clients (half GET, half POST).
-# After a 15 s warm-up and a 15 s baseline run without reloads, a run during which the
+# After a 5 s warm-up of each server on its own (the reloads send traffic to a server the proxy has
+# not used yet: it must not be a cold JVM), a 15 s warm-up of the proxy and a 15 s baseline run
+# without reloads, a run during which the
 # configuration is reloaded once a second, RELOADS times (default 60), alternating between two
 # files that differ in what operators change: the group's servers (9611+9612, then 9612+9613: one
 # added, one removed and drained each time) and the upstream read timeout.
@@ -36,12 +38,12 @@ targets=kodiak,nginx,haproxy
 connections=16
 rounds=3
 reloads=60
-warmup=15 baseline=15
+warmup=15 baseline=15 stub_warmup=5
 delay_ms=10
 usage() { echo "usage: bin/bench.sh reload [--quick] [--rounds N] [--reloads N] [--targets kodiak,nginx,haproxy] [--connections N]" >&2; }
 while [ $# -gt 0 ]; do
   case $1 in
-    --quick) warmup=5 baseline=5 reloads=15 rounds=1; shift ;;
+    --quick) warmup=5 baseline=5 stub_warmup=3 reloads=15 rounds=1; shift ;;
     --rounds) rounds=${2:-}; shift 2 ;;
     --reloads) reloads=${2:-}; shift 2 ;;
     --targets) targets=${2:-}; shift 2 ;;
@@ -248,6 +250,7 @@ for t in "${order[@]}"; do
   mkdir -p "$dir"
   log "round $round, $t: start the servers and the proxy"
   start_stubs "$dir"
+  for port in "${stub_ports[@]}"; do load "$port" "$stub_warmup" "$dir/stub-$port-warmup.tsv" stub; done
   start_proxy "$t" "$dir"
   pid=$(proxy_pid "$t" "$dir")
   log "round $round, $t: warm-up ${warmup}s, baseline ${baseline}s"
