@@ -38,7 +38,7 @@ while [ $# -gt 0 ]; do
     --rounds) rounds=${2:-}; shift 2 ;;
     --connections) connections=${2:-}; shift 2 ;;
     --seconds) seconds=${2:-}; shift 2 ;;
-    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage; exit 2 ;;
   esac
 done

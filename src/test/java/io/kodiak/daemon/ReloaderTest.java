@@ -142,6 +142,31 @@ class ReloaderTest {
     }
 
     @Test
+    void theAdminListenerMovesToItsNewAddressBeforeTheOldOneCloses() throws Exception {
+        int oldPort = monitoring.port();
+        int newPort;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
+            newPort = probe.getLocalPort();
+        }
+        Files.writeString(file.toPath(), "proxy.listener.port = 0\nproxy.admin.port = " + newPort + "\n"
+                + "proxy.routes = [ { prefix = \"/\", upstream = \"" + a.url() + "/\" } ]\n");
+        Reloader.Outcome outcome = reloader.reload(null);
+
+        assertEquals(Reloader.Result.APPLIED, outcome.result(), outcome.lines().toString());
+        assertTrue(outcome.lines().contains("admin listener moved to 127.0.0.1:" + newPort), outcome.lines().toString());
+        assertEquals(newPort, monitoring.port());
+        assertTrue(admin("/health").body().contains("\"generation\":2,"));
+        // Closed on its selector's next turn, moments after.
+        io.kodiak.support.Await.await(() -> {
+            try (java.net.Socket ignored = new java.net.Socket("127.0.0.1", oldPort)) {
+                return false;
+            } catch (IOException refused) {
+                return true;
+            }
+        }, "the old admin address to close");
+    }
+
+    @Test
     void aReloadFromAnotherFileMakesItTheFileInService() throws Exception {
         File other = dir.resolve("other.conf").toFile();
         Files.writeString(other.toPath(), "proxy.listener.port = 0\nproxy.admin.port = 0\n"

@@ -263,6 +263,44 @@ class TlsListenerTest {
     }
 
     @Test
+    void aReloadToOtherCertificateFilesServesNewHandshakesWhileAnOpenConnectionGoesOn() throws Exception {
+        start("");
+        SSLContext context = certs.clientContext(null);
+        TestCertificates.Issued other = certs.leaf("other", Duration.ofDays(90), "localhost", "proxy.test");
+        try (SSLSocket open = connect(context, "localhost")) {
+            assertEquals(main.certificate(), open.getSession().getPeerCertificates()[0]);
+
+            proxy.reload("proxy.routes = [ { prefix = \"/\", upstream = \"" + upstream.url("/") + "\" } ]\n"
+                    + "proxy.listener.tls { certificate = \"" + other.certificateFile() + "\", key = \"" + other.keyFile() + "\" }\n");
+
+            try (SSLSocket fresh = connect(context, "localhost")) {
+                assertEquals(other.certificate(), fresh.getSession().getPeerCertificates()[0], "the reloaded pair");
+                assertTrue(exchange(fresh, "GET /new HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+                        .startsWith("HTTP/1.1 200"));
+            }
+            String response = exchange(open, "GET /still HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+            assertTrue(response.startsWith("HTTP/1.1 200"), "the connection opened before goes on: " + response);
+        }
+    }
+
+    @Test
+    void aReloadToACertificateThatDoesNotMatchItsKeyIsRefusedAndTheOldPairServes() throws Exception {
+        start("");
+        SSLContext context = certs.clientContext(null);
+        TestCertificates.Issued other = certs.leaf("other", Duration.ofDays(90), "localhost");
+        // Checked when the file is read, as at start: the daemon's reload refuses it there.
+        io.kodiak.config.ConfigException refused = assertThrows(
+                io.kodiak.config.ConfigException.class, () -> proxy.reload("proxy.routes = [ { prefix = \"/\", upstream = \""
+                        + upstream.url("/") + "\" } ]\nproxy.listener.tls { certificate = \"" + other.certificateFile()
+                        + "\", key = \"" + main.keyFile() + "\" }\n"));
+        assertTrue(refused.getMessage().contains("proxy.listener.tls.certificate"), refused.getMessage());
+        try (SSLSocket fresh = connect(context, "localhost")) {
+            assertEquals(main.certificate(), fresh.getSession().getPeerCertificates()[0]);
+        }
+        assertEquals(1, proxy.kodiak().generation().number());
+    }
+
+    @Test
     void aClientAskingToRenegotiateIsRefusedAndTheListenerGoesOn() throws Exception {
         start("");
         SSLContext context = certs.clientContext(null);
