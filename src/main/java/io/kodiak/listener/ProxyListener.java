@@ -223,10 +223,15 @@ public final class ProxyListener {
             for (int i = plan.added.size() - 1; i >= 0; i--) {
                 Binding binding = plan.added.get(i);
                 binding.bind(transport, BACKLOG);
+                // Counted from its first accept: it serves (under the generation in service) at once.
+                connections.attach(binding.server());
                 bound.add(binding);
             }
         } catch (IOException e) {
-            bound.forEach(b -> transport.unbind(b.server()));
+            for (Binding binding : bound) {
+                connections.detach(binding.server());
+                transport.unbind(binding.server());
+            }
             throw e;
         }
     }
@@ -236,7 +241,6 @@ public final class ProxyListener {
         List<Binding> current = bindings;
         for (Binding binding : plan.next) {
             if (plan.added.contains(binding)) {
-                connections.attach(binding.server());
                 binding.startWatch();
             } else if (!current.contains(binding)) {
                 current.stream().filter(b -> b.sameAddress(binding.endpoint())).findFirst().ifPresent(binding::takeOver);
@@ -255,6 +259,7 @@ public final class ProxyListener {
     public synchronized void abandon(Plan plan) {
         for (Binding binding : plan.added) {
             if (binding.bound()) {
+                connections.detach(binding.server());
                 transport.unbind(binding.server());
             }
         }

@@ -267,8 +267,10 @@ class ReloadTest {
 
             assertEquals(newPort, proxy.port());
             try (RawHttp moved = new RawHttp(newPort)) {
-                moved.send("GET /new HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+                moved.send("GET /new HTTP/1.1\r\nHost: h\r\n\r\n");
                 assertEquals("b", moved.read().bodyText());
+                assertEquals(2, proxy.kodiak().listener().openConnections(),
+                        "the new address's connection counts against the limit beside the old one's");
             }
             // The connection accepted on the old port goes on (under the new routes).
             open.send("GET /still HTTP/1.1\r\nHost: h\r\n\r\n");
