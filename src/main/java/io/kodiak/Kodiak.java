@@ -160,10 +160,8 @@ public final class Kodiak {
             }
             stopped = true;
         }
-        stopNow();
-    }
-
-    private void stopNow() {
+        // Outside the lock: the drain takes up to the grace period, and a reload asked meanwhile
+        // must not wait for it (it finds the proxy stopped and is refused).
         listener.stop(config().shutdownGracePeriod().toMillis());
         upstreams.stop();
         timers.destroy();

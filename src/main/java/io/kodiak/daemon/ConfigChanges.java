@@ -83,11 +83,6 @@ record ConfigChanges(List<String> routesAdded, List<String> routesRemoved, List<
         return keys;
     }
 
-    boolean none() {
-        return routesAdded.isEmpty() && routesRemoved.isEmpty() && routesChanged.isEmpty() && serversAdded.isEmpty()
-                && serversRemoved.isEmpty() && keysChanged.isEmpty();
-    }
-
     /** One line per change, as logged and printed by bin/proxy.sh reload. */
     List<String> lines() {
         List<String> lines = new ArrayList<>();

@@ -28,6 +28,10 @@ import java.util.Objects;
  * then on get the new chain, those already open keep the one they were accepted with.
  */
 final class Binding {
+    /** What every address's chain is built with: the listener's, the same for each address and each reload. */
+    record Wiring(Admission admission, IdleClock idleClock, DelayedExecutor timers, TlsObserver tlsObserver) {
+    }
+
     private final ProxyConfig.Endpoint endpoint;
     private final ClientSettings client;
     /** Null without TLS. */
@@ -41,42 +45,42 @@ final class Binding {
      * {@code sameTls}: the binding whose TLS context to keep (same TLS settings, so its sessions
      * stay resumable), or null to read the certificates anew.
      */
-    private Binding(ProxyConfig.Endpoint endpoint, ClientSettings client, Binding sameTls, Admission admission,
-                    IdleClock idleClock, DelayedExecutor timers, TlsObserver tlsObserver) throws PemMaterial.Unusable {
+    private Binding(ProxyConfig.Endpoint endpoint, ClientSettings client, Binding sameTls, Wiring wiring)
+            throws PemMaterial.Unusable {
         this.endpoint = endpoint;
         this.client = client;
         FilterChainBuilder builder = FilterChainBuilder.stateless().add(new TransportFilter());
         if (endpoint.tls() != null) {
             // TLS under Kodiak's codec: the codec reads and writes plain bytes either way.
             tls = sameTls != null ? sameTls.tls : serverTls(endpoint);
-            builder.add(tls.filter(tlsObserver));
+            builder.add(tls.filter(wiring.tlsObserver()));
             // The same files, the same watch: it knows what it last read, so a certificate
             // rewritten just before the reload is still seen as changed.
-            certificates = sameTls != null ? sameTls.certificates : new CertificateWatch(tls, endpoint.tls(), timers);
+            certificates = sameTls != null ? sameTls.certificates : new CertificateWatch(tls, endpoint.tls(), wiring.timers());
         } else {
             tls = null;
             certificates = null;
         }
-        this.chain = builder.add(new ClientFilter(client, admission, idleClock)).build();
+        this.chain = builder.add(new ClientFilter(client, wiring.admission(), wiring.idleClock())).build();
     }
 
-    static Binding create(ProxyConfig.Endpoint endpoint, ProxyConfig.Listener settings, Admission admission,
-                          IdleClock idleClock, DelayedExecutor timers, TlsObserver tlsObserver) throws PemMaterial.Unusable {
-        return new Binding(endpoint, clientSettings(endpoint, settings), null, admission, idleClock, timers, tlsObserver);
+    static Binding create(ProxyConfig.Endpoint endpoint, ProxyConfig.Listener settings, Wiring wiring)
+            throws PemMaterial.Unusable {
+        return new Binding(endpoint, clientSettings(endpoint, settings), null, wiring);
     }
 
     /**
      * This address under new settings: itself when nothing it uses changed, else a binding to
      * take over its socket, keeping its TLS context when the TLS settings are the same.
      */
-    Binding reconfigured(ProxyConfig.Endpoint next, ProxyConfig.Listener settings, Admission admission,
-                         IdleClock idleClock, DelayedExecutor timers, TlsObserver tlsObserver) throws PemMaterial.Unusable {
+    Binding reconfigured(ProxyConfig.Endpoint next, ProxyConfig.Listener settings, Wiring wiring)
+            throws PemMaterial.Unusable {
         ClientSettings nextClient = clientSettings(next, settings);
         boolean sameTls = Objects.equals(endpoint.tls(), next.tls());
         if (sameTls && nextClient.equals(client) && endpoint.key().equals(next.key())) {
             return this;
         }
-        return new Binding(next, nextClient, sameTls ? this : null, admission, idleClock, timers, tlsObserver);
+        return new Binding(next, nextClient, sameTls ? this : null, wiring);
     }
 
     private static ClientSettings clientSettings(ProxyConfig.Endpoint endpoint, ProxyConfig.Listener settings) {
@@ -97,6 +101,11 @@ final class Binding {
     /** The same address: a reload keeps its socket (port 0, in tests, matches the port it was given). */
     boolean sameAddress(ProxyConfig.Endpoint other) {
         return endpoint.host().equals(other.host()) && endpoint.port() == other.port();
+    }
+
+    /** host:port as configured, for messages. */
+    String address() {
+        return endpoint.host() + ":" + endpoint.port();
     }
 
     ProxyConfig.Endpoint endpoint() {
@@ -124,8 +133,7 @@ final class Binding {
             server = TCPNIOBindingHandler.builder(transport).processor(chain).build()
                     .bind(new InetSocketAddress(endpoint.host(), endpoint.port()), backlog);
         } catch (IOException e) {
-            throw new IOException(endpoint.key() + " " + endpoint.host() + ":" + endpoint.port() + ": "
-                    + e.getMessage(), e);
+            throw new IOException(endpoint.key() + " " + address() + ": " + e.getMessage(), e);
         }
     }
 

@@ -45,10 +45,8 @@ public final class ProxyListener {
     private final ConnectionLimit connections;
     /** One per address, in ProxyConfig#endpoints() order; replaced whole by a reload. */
     private volatile List<Binding> bindings;
-    private final Admission admission;
-    private final DelayedExecutor timers;
-    private final TlsObserver tlsObserver;
-    private final IdleClock idleClock;
+    /** What every address's chain is built with, at start and by each reload. */
+    private final Binding.Wiring wiring;
 
     /** {@code maxConnections}: the resolved client connection limit (see {@link ConnectionBudget}). */
     public ProxyListener(ProxyConfig.Listener settings, List<ProxyConfig.Endpoint> endpoints, int maxConnections,
@@ -56,14 +54,11 @@ public final class ProxyListener {
                          TlsObserver tlsObserver) {
         this.drain = drain;
         this.connections = new ConnectionLimit(maxConnections);
-        this.admission = admission;
-        this.timers = timers;
-        this.tlsObserver = tlsObserver;
-        this.idleClock = new IdleClock(timers);
+        this.wiring = new Binding.Wiring(admission, new IdleClock(timers), timers, tlsObserver);
         List<Binding> all = new ArrayList<>();
         for (ProxyConfig.Endpoint endpoint : endpoints) {
             try {
-                all.add(Binding.create(endpoint, settings, admission, idleClock, timers, tlsObserver));
+                all.add(Binding.create(endpoint, settings, wiring));
             } catch (PemMaterial.Unusable e) {
                 // Checked by the configuration loader moments ago: a file changed since.
                 throw new IllegalStateException(e.getMessage(), e);
@@ -109,11 +104,7 @@ public final class ProxyListener {
         // Kept: a graceful shutdown drops the transport's reference before stop() could wait on it.
         selectorThreads = transport.getKernelThreadPool();
         try {
-            for (int i = bindings.size() - 1; i >= 0; i--) {
-                Binding binding = bindings.get(i);
-                binding.bind(transport, BACKLOG);
-                connections.attach(binding.server());
-            }
+            bindAll(bindings);
         } catch (IOException e) {
             try {
                 shutdownAndReleaseAddresses();
@@ -176,12 +167,12 @@ public final class ProxyListener {
 
         /** Addresses the reload starts listening on, as host:port. */
         public List<String> addedAddresses() {
-            return added.stream().map(b -> b.endpoint().host() + ":" + b.endpoint().port()).toList();
+            return added.stream().map(Binding::address).toList();
         }
 
         /** Addresses the reload stops listening on; their open connections finish. */
         public List<String> removedAddresses() {
-            return removed.stream().map(b -> b.endpoint().host() + ":" + b.endpoint().port()).toList();
+            return removed.stream().map(Binding::address).toList();
         }
     }
 
@@ -200,12 +191,12 @@ public final class ProxyListener {
         for (ProxyConfig.Endpoint endpoint : endpoints) {
             Binding old = current.stream().filter(b -> b.sameAddress(endpoint)).findFirst().orElse(null);
             if (old == null) {
-                Binding fresh = Binding.create(endpoint, settings, admission, idleClock, timers, tlsObserver);
+                Binding fresh = Binding.create(endpoint, settings, wiring);
                 added.add(fresh);
                 next.add(fresh);
             } else {
                 matched.add(old);
-                next.add(old.reconfigured(endpoint, settings, admission, idleClock, timers, tlsObserver));
+                next.add(old.reconfigured(endpoint, settings, wiring));
             }
         }
         List<Binding> removed = current.stream().filter(b -> !matched.contains(b)).toList();
@@ -218,22 +209,32 @@ public final class ProxyListener {
      * current addresses serve on untouched.
      */
     public synchronized void bind(Plan plan) throws IOException {
+        bindAll(plan.added);
+    }
+
+    /**
+     * Binds {@code all} from the last to the first, each counted by the connection limit from its
+     * first accept; one that cannot be bound releases those bound before it and fails naming its key.
+     */
+    private void bindAll(List<Binding> all) throws IOException {
         List<Binding> bound = new ArrayList<>();
         try {
-            for (int i = plan.added.size() - 1; i >= 0; i--) {
-                Binding binding = plan.added.get(i);
+            for (int i = all.size() - 1; i >= 0; i--) {
+                Binding binding = all.get(i);
                 binding.bind(transport, BACKLOG);
-                // Counted from its first accept: it serves (under the generation in service) at once.
                 connections.attach(binding.server());
                 bound.add(binding);
             }
         } catch (IOException e) {
-            for (Binding binding : bound) {
-                connections.detach(binding.server());
-                transport.unbind(binding.server());
-            }
+            bound.forEach(this::release);
             throw e;
         }
+    }
+
+    /** The listening socket closes; the connections it accepted are the transport's and finish. */
+    private void release(Binding binding) {
+        connections.detach(binding.server());
+        transport.unbind(binding.server());
     }
 
     /** Puts the plan in service: new addresses accept, changed ones hand new connections their new chain, removed ones stop accepting. */
@@ -249,20 +250,14 @@ public final class ProxyListener {
         bindings = List.copyOf(plan.next);
         for (Binding binding : plan.removed) {
             binding.stopWatch();
-            connections.detach(binding.server());
-            // The listening socket closes; the connections it accepted are the transport's and finish.
-            transport.unbind(binding.server());
+            release(binding);
         }
     }
 
     /** Drops a plan that will not be committed (a later step of the reload failed). */
     public synchronized void abandon(Plan plan) {
-        for (Binding binding : plan.added) {
-            if (binding.bound()) {
-                connections.detach(binding.server());
-                transport.unbind(binding.server());
-            }
-        }
+        // Those bound: bind released its own partial work already, and releasing twice does nothing.
+        plan.added.stream().filter(Binding::bound).forEach(this::release);
     }
 
     /**

@@ -201,12 +201,9 @@ public final class UpstreamClient {
         if (started) {
             for (UpstreamGroup group : next.groups()) {
                 UpstreamGroupConfig.HealthCheck check = group.settings().healthCheck();
-                for (UpstreamServer server : group.servers()) {
-                    if (!before.contains(server)) {
-                        if (check != null) {
-                            healthChecks.watch(server, check);
-                        }
-                    }
+                if (check != null) {
+                    group.servers().stream().filter(server -> !before.contains(server))
+                            .forEach(server -> healthChecks.watch(server, check));
                 }
             }
         }
@@ -222,7 +219,7 @@ public final class UpstreamClient {
             if (inUse.contains(pool)) {
                 kept++;
             } else {
-                pool.retire();
+                pool.close();
                 retired++;
             }
         }

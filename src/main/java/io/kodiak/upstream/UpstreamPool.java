@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * anything else is detached and closed, and a retry can ask for a brand-new connection instead
  * of another idle one that may be just as stale.
  *
- * <p>A pool that a configuration reload left without a server is {@linkplain #retire() retired}:
+ * <p>A pool that a configuration reload left without a server is {@linkplain #close() retired}:
  * its idle connections close at once, each busy one when its exchange returns it, and exchanges
  * of the previous configuration still asking for a connection get one of their own, closed after
  * use, instead of an error (a reload fails no exchange).
@@ -224,21 +224,14 @@ public final class UpstreamPool {
         return persistent;
     }
 
+    /**
+     * Out of service (a reload retired it, or the proxy stops): idle connections close now, busy
+     * ones when released (Grizzly's closed pool closes what it no longer knows), and later users
+     * connect on their own.
+     */
     void close() {
         retired = true;
         pool.close();
         timers.release();
-    }
-
-    /**
-     * Taken out of service by a reload: idle connections close now, busy ones when released
-     * (Grizzly's closed pool closes what it no longer knows), and later users connect on their own.
-     */
-    void retire() {
-        close();
-    }
-
-    boolean retired() {
-        return retired;
     }
 }
