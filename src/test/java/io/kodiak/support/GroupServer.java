@@ -45,7 +45,7 @@ public final class GroupServer implements AutoCloseable {
     public GroupServer(String name, String healthPath) throws IOException {
         this.name = name;
         this.healthPath = healthPath;
-        this.server = TestTls.listen(100);
+        this.server = TestTls.listenPlain(0, 100);
         this.port = server.getLocalPort();
         accept(server);
     }
@@ -88,7 +88,7 @@ public final class GroupServer implements AutoCloseable {
 
     /** Listens again on the same port. */
     public void restart() throws IOException {
-        ServerSocket again = TestTls.listen(port, 100);
+        ServerSocket again = TestTls.listenPlain(port, 100);
         server = again;
         accept(again);
     }
@@ -107,10 +107,15 @@ public final class GroupServer implements AutoCloseable {
         });
     }
 
+    /**
+     * {@code socket}: the plain accepted socket, which {@link #kill} and the reset mode close at
+     * once (TLS, when on, is layered over it here: closing a TLS socket from another thread can
+     * wait for the read in progress, and the connection would go on being served).
+     */
     private void serve(Socket socket) {
-        try (socket) {
-            InputStream in = socket.getInputStream();
-            OutputStream out = socket.getOutputStream();
+        try (socket; Socket conversation = TestTls.serverSide(socket)) {
+            InputStream in = conversation.getInputStream();
+            OutputStream out = conversation.getOutputStream();
             while (true) {
                 Request request = read(in);
                 if (request == null) {

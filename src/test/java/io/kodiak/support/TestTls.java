@@ -106,6 +106,23 @@ public final class TestTls {
         return server;
     }
 
+    /**
+     * A plain listening socket on 127.0.0.1:{@code port} (0: any free one), reusing the address:
+     * for servers that put TLS over each accepted socket themselves ({@link #serverSide}) and so
+     * keep the plain one, which a reset can close at once.
+     */
+    public static ServerSocket listenPlain(int port, int backlog) throws IOException {
+        ServerSocket server = new ServerSocket();
+        server.setReuseAddress(true);
+        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), backlog);
+        return server;
+    }
+
+    /** The server side of an accepted plain socket: TLS over it when on, else the socket itself. */
+    public static Socket serverSide(Socket accepted) throws IOException {
+        return ON ? material().server().getSocketFactory().createSocket(accepted, null, true) : accepted;
+    }
+
     /** A java.net.http client that trusts the test CA when TLS is on. */
     public static HttpClient.Builder httpClient() {
         HttpClient.Builder builder = HttpClient.newBuilder();
