@@ -62,7 +62,7 @@ public final class Kodiak {
         this.timers = new DelayedExecutor(timerThread, TIMER_TICK_MILLIS, TimeUnit.MILLISECONDS);
         MemoryManager memory = MemoryManagers.of(config.buffers().memoryManager());
         this.upstreams = new UpstreamClient(config, timers, memory, tlsObserver);
-        this.services = new ForwardingServices(Generation.of(1, config, upstreams.current()), timers, drain, observer);
+        this.services = new ForwardingServices(Generation.first(config, upstreams.current()), timers, drain, observer);
         int maxClients = ConnectionBudget.clientLimit(config.listener().maxConnections(), ConnectionBudget.openFileLimit(),
                 upstreams.maxConnections());
         this.listener = new ProxyListener(config.listener(), config.endpoints(), maxClients, new Admission(services),
@@ -122,7 +122,7 @@ public final class Kodiak {
         }
         // From here on nothing can be refused: the steps only swap references and release what
         // the new generation no longer uses.
-        Generation generation = Generation.of(services.generation().number() + 1, next, groups);
+        Generation generation = services.generation().next(next, groups);
         services.install(generation);
         upstreams.commit(groups);
         listener.commit(plan);

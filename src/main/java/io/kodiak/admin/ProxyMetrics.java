@@ -55,7 +55,7 @@ public final class ProxyMetrics implements ExchangeObserver, io.kodiak.tls.TlsOb
                             "Time from the request being sent upstream to the first byte of the response")
                     .tag("upstream", u)
                     .register(registry));
-            next.put(route.prefix(), new RouteMeters(registry, route.prefix(), upstreamTimer, timerFeed));
+            next.put(route.name(), new RouteMeters(registry, route.name(), upstreamTimer, timerFeed));
         }
         byPrefix.forEach((prefix, meters) -> {
             if (!next.containsKey(prefix)) {

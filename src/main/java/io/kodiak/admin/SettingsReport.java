@@ -28,7 +28,7 @@ public final class SettingsReport {
         long graceMillis = config.shutdownGracePeriod().toMillis();
         out.println("grace_seconds=" + (graceMillis + 999) / 1000);
         for (Route route : config.routes()) {
-            out.println("route=" + route.prefix() + " -> " + route.upstreamUrl()
+            out.println("route=" + route.name() + " -> " + route.upstreamUrl()
                     + (route.preserveHost() ? " (preserve-host)" : ""));
         }
     }

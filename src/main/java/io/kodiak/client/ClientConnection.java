@@ -4,6 +4,8 @@ import io.kodiak.exchange.Admission;
 import io.kodiak.exchange.ClientSide;
 import io.kodiak.exchange.Exchange;
 import io.kodiak.exchange.LocalAnswer;
+import io.kodiak.tls.CertificateNames;
+import io.kodiak.tls.SniKeyManager;
 import io.kodiak.exchange.ProxyError;
 import io.kodiak.http.BodyReader;
 import io.kodiak.http.HeadReader;
@@ -71,6 +73,8 @@ final class ClientConnection implements ClientSide {
      * strategy) may both compute it, and both get the same immutable string.
      */
     private String tlsProtocol;
+    /** The TLS server name the client asked for ("" when none), read at the first request that needs it. */
+    private String serverName;
     /** Read by the timer thread; see {@link IdleClock}. */
     private final Deadline idleDeadline = new Deadline();
 
@@ -165,10 +169,10 @@ final class ClientConnection implements ClientSide {
         synchronized (this) {
             requests++;
         }
-        Admission.Decision decision = admission.decide(head);
+        Admission.Decision decision = admission.decide(head, this);
         if (decision.refusal() != null) {
-            admission.recordRefusal(this, head, decision.route(), decision.refusal(), start);
-            answer(decision.refusal(), head.method() == io.kodiak.http.RequestMethod.HEAD);
+            admission.recordRefusal(this, head, decision, decision.refusal(), start);
+            answer(decision, head.method() == io.kodiak.http.RequestMethod.HEAD);
             return null;
         }
         startBody();
@@ -337,12 +341,14 @@ final class ClientConnection implements ClientSide {
         if (LOG.isDebugEnabled()) {
             LOG.debug("refused a request from {}: {} {}: {}", address(), error.status, error.text, detail);
         }
-        connection.write(LocalAnswer.of(error, detail, false, LocalAnswer.Persistence.CLOSE, connection.getMemoryManager()));
+        connection.write(LocalAnswer.of(error, detail, false, LocalAnswer.Persistence.CLOSE, null, 0,
+                connection.getMemoryManager()));
         closeNow();
     }
 
     /** Kodiak's answer to a request it read but does not forward (no route, draining, too large...). */
-    private void answer(ProxyError error, boolean headRequest) {
+    private void answer(Admission.Decision decision, boolean headRequest) {
+        ProxyError error = decision.refusal();
         // A body still to come is skipped to keep the connection, but not one the client may never
         // send (it waits for a 100 Continue that will not come, and its next request would be read
         // as this body), nor one larger than is worth reading.
@@ -351,7 +357,8 @@ final class ClientConnection implements ClientSide {
         boolean skipBody = keep && head.hasBody();
         connection.write(LocalAnswer.of(error, null, headRequest,
                 keep ? (head.isHttp11() ? LocalAnswer.Persistence.NOTHING : LocalAnswer.Persistence.KEEP_ALIVE)
-                        : LocalAnswer.Persistence.CLOSE, connection.getMemoryManager()));
+                        : LocalAnswer.Persistence.CLOSE, decision.requestId(), decision.retryAfterSeconds(),
+                connection.getMemoryManager()));
         if (!keep) {
             synchronized (this) {
                 state = State.CLOSING;
@@ -529,6 +536,20 @@ final class ClientConnection implements ClientSide {
             address = peer instanceof InetSocketAddress inet ? inet.getAddress().getHostAddress() : String.valueOf(peer);
         }
         return address;
+    }
+
+    @Override
+    public boolean misdirected(String host) {
+        CertificateNames certificates = settings.certificates();
+        if (!certificates.several()) {
+            return false;
+        }
+        if (serverName == null) {
+            SSLEngine engine = SSLUtils.getSSLEngine(connection);
+            String asked = engine == null ? null : SniKeyManager.requestedName(engine.getSession());
+            serverName = asked == null ? "" : asked;
+        }
+        return certificates.certificateFor(serverName.isEmpty() ? null : serverName) != certificates.certificateFor(host);
     }
 
     /**

@@ -5,8 +5,9 @@ import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigParseOptions;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
+import io.kodiak.limits.LimitSettings;
+import io.kodiak.log.AccessLogFormat;
 import io.kodiak.routing.Route;
-import io.kodiak.routing.UpstreamTarget;
 
 import java.io.File;
 import java.net.URI;
@@ -25,7 +26,6 @@ import java.util.Set;
  * shows the user all of them, each naming the key, the value and what was expected.
  */
 public final class ConfigLoader {
-    private static final Set<String> ROUTE_KEYS = Set.of("prefix", "upstream", "preserve-host", "upgrade");
     private static final String GROUPS = "proxy.upstreams";
     private static final List<String> LISTENER_KEYS = List.of("host", "port", "tls");
     /** proxy.upstream.tls keys without a default (absent: no client certificate, the URL's host as SNI). */
@@ -126,13 +126,27 @@ public final class ConfigLoader {
         Duration grace = keys.duration("proxy.shutdown.grace-period", Duration.ZERO, "a duration of 0s or more, e.g. 30s");
         Map<String, UpstreamGroupConfig> groups = new LinkedHashMap<>(
                 new GroupsReader(keys, upstream, warnings).read(GROUPS));
-        List<Route> routes = routes(groups, upstream);
+        RoutesReader routesReader = new RoutesReader(config, keys, problems);
+        List<Route> routes = routesReader.read(groups, upstream);
+        LimitSettings limits = routesReader.limits(config, "proxy.limits", "proxy.limits");
+        AccessLogFormat accessLog = accessLogFormat();
 
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
         return new ProxyConfig(listener, moreListeners, routes, upstream, buffers, admin, grace, List.copyOf(groups.values()),
-                List.copyOf(warnings), effectiveSettings());
+                limits, accessLog, List.copyOf(warnings), effectiveSettings());
+    }
+
+    private AccessLogFormat accessLogFormat() {
+        String key = "proxy.access-log.format";
+        String format = keys.read(key, config::getString, "a string", AccessLogFormat.DEFAULT);
+        try {
+            return AccessLogFormat.parse(format);
+        } catch (AccessLogFormat.Invalid e) {
+            problems.add(new ConfigProblem(key, keys.render(key), e.getMessage()));
+            return null;
+        }
     }
 
     /** Every leaf key under proxy (a list counts as one value) with its value as concise HOCON, sorted by key. */
@@ -191,123 +205,6 @@ public final class ConfigLoader {
         return host.toLowerCase(java.util.Locale.ROOT) + " " + port;
     }
 
-    // ---------------------------------------------------------------- routes
-
-    private List<Route> routes(Map<String, UpstreamGroupConfig> groups, ProxyConfig.Upstream upstream) {
-        String key = "proxy.routes";
-        if (!config.hasPath(key) || config.getValue(key).valueType() != ConfigValueType.LIST) {
-            problems.add(new ConfigProblem(key, keys.render(key), "a list of { prefix = \"/...\", upstream = \"http://host:port/path\" }"));
-            return List.of();
-        }
-        List<? extends Config> entries;
-        try {
-            entries = config.getConfigList(key);
-        } catch (com.typesafe.config.ConfigException e) {
-            problems.add(new ConfigProblem(key, keys.render(key), "a list of objects with prefix and upstream"));
-            return List.of();
-        }
-        if (entries.isEmpty()) {
-            problems.add(new ConfigProblem(key, "[]", "at least one route"));
-        }
-        List<Route> routes = new ArrayList<>();
-        Set<String> prefixes = new HashSet<>();
-        for (int i = 0; i < entries.size(); i++) {
-            Config entry = entries.get(i);
-            String at = key + "[" + i + "]";
-            for (String k : entry.root().keySet()) {
-                if (!ROUTE_KEYS.contains(k)) {
-                    problems.add(new ConfigProblem(at + "." + k, entry.getValue(k).render(),
-                            "one of the route keys " + ROUTE_KEYS));
-                }
-            }
-            String prefix = entry.hasPath("prefix") ? entry.getValue("prefix").unwrapped().toString() : null;
-            if (prefix == null || !prefix.startsWith("/")) {
-                problems.add(new ConfigProblem(at + ".prefix", String.valueOf(prefix), "a path prefix starting with /"));
-                continue;
-            }
-            if (!prefixes.add(prefix)) {
-                problems.add(new ConfigProblem(at + ".prefix", prefix, "a prefix not used by another route"));
-            }
-            boolean preserveHost = routeFlag(entry, at, "preserve-host", false, problems);
-            boolean upgrade = routeFlag(entry, at, "upgrade", true, problems);
-            String url = entry.hasPath("upstream") ? entry.getValue("upstream").unwrapped().toString() : null;
-            UpstreamTarget target = upstreamTarget(at + ".upstream", url, groups);
-            if (target == null) {
-                continue;
-            }
-            String group = target.host();
-            if (!target.namesGroup()) {
-                // A host:port of its own: a group of one server, shared by the routes to that origin.
-                boolean tls = url.regionMatches(true, 0, "https:", 0, 6);
-                group = (tls ? "https://" : "") + target.originKey();
-                groups.computeIfAbsent(group, name -> UpstreamGroupConfig.single(name, url, target.host(),
-                        target.port(), tls, upstream));
-            }
-            routes.add(new Route(prefix, target, preserveHost, url, upgrade, group));
-        }
-        return routes;
-    }
-
-    private static boolean routeFlag(Config entry, String at, String key, boolean absent, List<ConfigProblem> problems) {
-        if (!entry.hasPath(key)) {
-            return absent;
-        }
-        try {
-            return entry.getBoolean(key);
-        } catch (com.typesafe.config.ConfigException e) {
-            problems.add(new ConfigProblem(at + "." + key, entry.getValue(key).render(), "true or false"));
-            return absent;
-        }
-    }
-
-    private UpstreamTarget upstreamTarget(String key, String url, Map<String, UpstreamGroupConfig> groups) {
-        String expected = "an absolute http:// or https:// URL such as http://127.0.0.1:8080/path (no query, no fragment)";
-        if (url == null) {
-            problems.add(new ConfigProblem(key, "(missing)", expected));
-            return null;
-        }
-        try {
-            URI uri = new URI(url);
-            boolean tls = "https".equalsIgnoreCase(uri.getScheme());
-            if (!tls && !"http".equalsIgnoreCase(uri.getScheme()) || uri.getHost() == null
-                    || uri.getRawQuery() != null || uri.getRawFragment() != null || uri.getRawUserInfo() != null) {
-                problems.add(new ConfigProblem(key, url, expected));
-                return null;
-            }
-            String path = uri.getRawPath() == null ? "" : uri.getRawPath();
-            String host = uri.getHost();
-            if (groups.containsKey(host) && uri.getPort() == -1) {
-                // nginx's proxy_pass http://NAME/...: the group's servers carry the addresses.
-                return UpstreamTarget.group(host, path);
-            }
-            if (groups.containsKey(host)) {
-                problems.add(new ConfigProblem(key, url, "no port after the upstream group name " + host
-                        + " (its servers carry the ports)"));
-                return null;
-            }
-            if (uri.getPort() == -1 && host.indexOf('.') < 0 && host.indexOf(':') < 0
-                    && !host.equalsIgnoreCase("localhost")) {
-                // A bare name without a port reads as a group name; a typo must not turn into a DNS lookup.
-                problems.add(new ConfigProblem(key, url, "an upstream group defined under proxy.upstreams "
-                        + (groups.isEmpty() ? "(none is)" : groups.keySet().toString())
-                        + ", or a host name with a dot or an explicit port"));
-                return null;
-            }
-            int port = uri.getPort() == -1 ? (tls ? 443 : 80) : uri.getPort();
-            if (port < 1 || port > 65535) {
-                problems.add(new ConfigProblem(key, url, "a port from 1 to 65535 in " + expected));
-                return null;
-            }
-            if (host.startsWith("[") && host.endsWith("]")) {
-                host = host.substring(1, host.length() - 1);
-            }
-            return new UpstreamTarget(host, port, path);
-        } catch (URISyntaxException e) {
-            problems.add(new ConfigProblem(key, url, expected));
-            return null;
-        }
-    }
-
     // ------------------------------------------------------------ scalar keys
 
     private void rejectUnknownKeys() {
@@ -317,7 +214,7 @@ public final class ConfigLoader {
         }
         for (Map.Entry<String, ConfigValue> e : config.getConfig("proxy").entrySet()) {
             String path = e.getKey();
-            if (path.equals("routes") || path.startsWith("routes.") || path.startsWith("upstreams.")
+            if (path.equals("routes") || path.startsWith("routes.") || path.startsWith("upstreams.") || path.startsWith("limits.")
                     || path.startsWith("listener.tls.") || OPTIONAL_UPSTREAM_TLS_KEYS.contains(path)) {
                 continue;
             }

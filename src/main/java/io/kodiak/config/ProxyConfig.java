@@ -1,5 +1,7 @@
 package io.kodiak.config;
 
+import io.kodiak.limits.LimitSettings;
+import io.kodiak.log.AccessLogFormat;
 import io.kodiak.routing.Route;
 import io.kodiak.tls.TlsSettings;
 import io.kodiak.tls.UpstreamTlsSettings;
@@ -14,10 +16,12 @@ import java.util.Map;
  * group the routes use, the named ones from proxy.upstreams and one implicit group per route
  * origin given as host:port, in the order first named. {@code settings}: every key under
  * {@code proxy} with its effective value as HOCON text, for telling which keys a reload changes.
+ * {@code limits}: the request limit every request passes first (proxy.limits, OFF by default);
+ * {@code accessLog}: the access log's line (proxy.access-log.format).
  */
 public record ProxyConfig(Listener listener, List<Endpoint> moreListeners, List<Route> routes, Upstream upstream,
                           Buffers buffers, Admin admin, Duration shutdownGracePeriod, List<UpstreamGroupConfig> groups,
-                          List<String> warnings, Map<String, String> settings) {
+                          LimitSettings limits, AccessLogFormat accessLog, List<String> warnings, Map<String, String> settings) {
 
     /** Every address Kodiak serves on: proxy.listener's first, then proxy.listeners' in order. */
     public List<Endpoint> endpoints() {

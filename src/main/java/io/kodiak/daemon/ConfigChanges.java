@@ -97,12 +97,12 @@ record ConfigChanges(List<String> routesAdded, List<String> routesRemoved, List<
 
     private static Map<String, Route> byPrefix(List<Route> routes) {
         Map<String, Route> map = new LinkedHashMap<>();
-        routes.forEach(route -> map.put(route.prefix(), route));
+        routes.forEach(route -> map.put(route.name(), route));
         return map;
     }
 
     private static String describe(Route route) {
-        return route.prefix() + " -> " + route.upstreamUrl();
+        return route.name() + " -> " + route.upstreamUrl();
     }
 
     /** "group host:port" for every server of every group (implicit groups are named by their host:port). */

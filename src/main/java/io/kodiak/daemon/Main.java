@@ -128,7 +128,7 @@ public final class Main {
                     monitoring.port());
         }
         for (Route route : config.routes()) {
-            LOG.info("route {} -> {}{}", route.prefix(), route.upstreamUrl(), route.preserveHost() ? " (preserve-host)" : "");
+            LOG.info("route {} -> {}{}", route.name(), route.upstreamUrl(), route.preserveHost() ? " (preserve-host)" : "");
         }
         stopped.await();
     }

@@ -2,10 +2,20 @@ package io.kodiak.exchange;
 
 import io.kodiak.http.RequestHead;
 import io.kodiak.http.RequestMethod;
+import io.kodiak.limits.LimitKey;
+import io.kodiak.log.AccessLogFormat;
+import io.kodiak.routing.HostName;
+import io.kodiak.routing.Rewrites;
 import io.kodiak.routing.Route;
 import io.kodiak.routing.Router;
 
-/** Whether a parsed request may be forwarded, and where: the checks made before any upstream is asked. */
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Whether a parsed request may be forwarded, and where: the checks made before any upstream is
+ * asked, in order: the request itself (method, size, dot segments), its host and route, the
+ * request limits, and the upstream target its route's rewrites make of it.
+ */
 public final class Admission {
     private final ForwardingServices services;
 
@@ -14,20 +24,90 @@ public final class Admission {
     }
 
     /**
-     * The route for {@code head}, or the refusal that answers it; {@code generation}: the
-     * configuration both were decided by, which the exchange keeps to its end.
+     * The route and upstream target for a head, or the refusal that answers it. {@code
+     * generation}: the configuration both were decided by, which the exchange keeps to its end;
+     * {@code host}: the request's host name when the generation needs it; {@code requestNumber}:
+     * its request id; {@code retryAfterSeconds}: with a 429, when to come back.
      */
-    public record Decision(Route route, ProxyError refusal, Generation generation) {
+    public record Decision(Route route, Rewrites.Target target, ProxyError refusal, Generation generation, String host,
+                           long requestNumber, long retryAfterSeconds) {
+        static Decision refused(ProxyError refusal, Route route, Generation generation, String host, long number) {
+            return new Decision(route, null, refusal, generation, host, number, 0);
+        }
+
+        public String requestId() {
+            return RequestIds.format(requestNumber);
+        }
     }
 
-    public Decision decide(RequestHead head) {
+    public Decision decide(RequestHead head, ClientSide client) {
         Generation generation = services.generation();
+        long number = RequestIds.next();
+        String host = generation.needsHost() ? hostOf(head) : null;
         ProxyError refusal = refusalFor(head, generation);
         if (refusal != null) {
-            return new Decision(null, refusal, generation);
+            return Decision.refused(refusal, null, generation, host, number);
         }
-        Route route = generation.router().match(head.path());
-        return route == null ? new Decision(null, ProxyError.NO_ROUTE, generation) : new Decision(route, null, generation);
+        Router router = generation.router();
+        if (router.usesHosts() && client.misdirected(host)) {
+            return Decision.refused(ProxyError.MISDIRECTED, null, generation, host, number);
+        }
+        Route route = router.match(host, head.path());
+        if (route == null) {
+            return Decision.refused(ProxyError.NO_ROUTE, null, generation, host, number);
+        }
+        if (!generation.limits().isEmpty()) {
+            long wait = generation.limits().take(route, key -> keyOf(key, head, client), System.nanoTime());
+            if (wait > 0) {
+                long seconds = Math.max(1, TimeUnit.NANOSECONDS.toSeconds(wait + TimeUnit.SECONDS.toNanos(1) - 1));
+                return new Decision(route, null, ProxyError.RATE_LIMITED, generation, host, number, seconds);
+            }
+        }
+        Rewrites.Target target;
+        try {
+            target = route.upstreamTarget(head.path(), head.query());
+        } catch (Rewrites.TooCostly e) {
+            return Decision.refused(ProxyError.REWRITE_TOO_COSTLY, route, generation, host, number);
+        }
+        if (!route.rewrites().isEmpty() && Router.hasDotSegment(target.path())) {
+            // A rewrite's groups joined into a new "..": the upstream would resolve it.
+            return Decision.refused(ProxyError.DOT_SEGMENT, route, generation, host, number);
+        }
+        return new Decision(route, target, null, generation, host, number, 0);
+    }
+
+    /** The host a request is for: an absolute-form target's authority, else its Host field (RFC 9112 §3.2.2). */
+    private static String hostOf(RequestHead head) {
+        byte[] array = head.array();
+        if (head.hasAuthority()) {
+            return HostName.of(array, head.authorityStart(), head.authorityEnd());
+        }
+        int field = head.hostField();
+        return field < 0 ? null : HostName.of(array, head.valueStart(field), head.valueEnd(field));
+    }
+
+    private static String keyOf(LimitKey key, RequestHead head, ClientSide client) {
+        if (key.byHeader()) {
+            String value = head.firstValue(key.headerName());
+            if (value != null && !value.isEmpty()) {
+                return value;
+            }
+        }
+        return client.address();
+    }
+
+    /** The values of the headers the access log names, or null when it names none. */
+    static String[] loggedHeaders(RequestHead head, Generation generation) {
+        AccessLogFormat format = generation.accessLog();
+        if (head == null || !format.logsHeaders()) {
+            return null;
+        }
+        String[] names = format.requestHeaders();
+        String[] values = new String[names.length];
+        for (int i = 0; i < names.length; i++) {
+            values[i] = head.firstValue(names[i]);
+        }
+        return values;
     }
 
     private ProxyError refusalFor(RequestHead head, Generation generation) {
@@ -58,20 +138,21 @@ public final class Admission {
         Route route = decision.route();
         boolean upgrade = head.asksUpgrade() && route.upgrade();
         Exchange exchange = new Exchange(services, decision.generation(), client, head,
-                ForwardedRequest.of(head, upgrade, client.address(), client.tlsProtocol()), route);
+                ForwardedRequest.of(head, upgrade, client.address(), client.tlsProtocol(), decision), route,
+                decision.target());
         services.drain().exchangeStarted();
         return exchange;
     }
 
     /**
      * Counts and logs a request answered in Kodiak's own name without an exchange. Recorded
-     * before the answer leaves: a client that reads it and then asks /metrics must find it counted.
+     * before the answer leaves: a client that reads it and then asks /metrics must find it
+     * counted. {@code decision} is null when the head was refused before it could be read.
      */
-    public void recordRefusal(ClientSide client, RequestHead head, Route route, ProxyError refusal, long startNanos) {
+    public void recordRefusal(ClientSide client, RequestHead head, Decision decision, ProxyError refusal, long startNanos) {
         services.onError(refusal);
-        services.recorder().refusal(client.address(), client.tlsProtocol(), head == null ? null : head.methodName(),
-                head == null ? null : head.path(), head == null ? null : head.query(), route, refusal,
-                System.nanoTime() - startNanos);
+        Generation generation = decision == null ? services.generation() : decision.generation();
+        services.recorder().refusal(client, head, decision, generation, refusal, System.nanoTime() - startNanos);
     }
 
     public ForwardingServices services() {

@@ -1,8 +1,11 @@
 package io.kodiak.exchange;
 
 import io.kodiak.http.FieldName;
+import io.kodiak.http.HeadLayout;
 import io.kodiak.http.HeadWriter;
 import io.kodiak.http.ResponseHead;
+import io.kodiak.routing.HeaderRules;
+import io.kodiak.routing.HeaderVariable;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.memory.MemoryManager;
 
@@ -11,7 +14,8 @@ import static java.nio.charset.StandardCharsets.US_ASCII;
 /**
  * The head a response leaves for the client with: the upstream's status line (its reason phrase
  * as sent) as HTTP/1.1, its end-to-end field lines as bytes, and the framing and connection
- * fields for this client.
+ * fields for this client, after the route's response-headers rules (interim responses pass
+ * without them).
  */
 final class ClientResponseHead {
     private static final byte[] HTTP_11 = "HTTP/1.1 ".getBytes(US_ASCII);
@@ -28,17 +32,25 @@ final class ClientResponseHead {
     private ClientResponseHead() {
     }
 
-    static Buffer build(ResponseHead head, ClientFraming framing, Persistence persistence, MemoryManager memory) {
+    /** {@code rules}: the route's response-headers rules, their variables from {@code values}. */
+    static Buffer build(ResponseHead head, ClientFraming framing, Persistence persistence, HeaderRules rules,
+                        HeaderVariable.Values values, MemoryManager memory) {
         byte[] in = head.array();
-        HeadWriter out = new HeadWriter(head.layout().end() - head.layout().start() + 64);
+        HeadLayout layout = head.layout();
+        boolean ruled = !rules.isEmpty();
+        HeadWriter out = new HeadWriter(layout.end() - layout.start() + 64);
         out.bytes(HTTP_11).decimal(head.status()).bytes(SP).bytes(in, head.reasonStart(), head.reasonEnd()).crlf();
         for (int i = 0; i < head.fieldCount(); i++) {
             FieldName name = head.name(i);
             boolean keep = name == FieldName.UPGRADE ? persistence == Persistence.UPGRADE
-                    : !name.isHopByHop() && name != FieldName.CONTENT_LENGTH && !head.namedByConnection(i);
+                    : !name.isHopByHop() && name != FieldName.CONTENT_LENGTH && !head.namedByConnection(i)
+                    && !(ruled && rules.drops(name, in, layout.nameStart(i), layout.colon(i)));
             if (keep) {
                 out.fieldLine(head, i);
             }
+        }
+        if (ruled) {
+            rules.appendTo(out, values);
         }
         if (framing == ClientFraming.CHUNKED) {
             out.bytes(CHUNKED);
@@ -58,6 +70,6 @@ final class ClientResponseHead {
 
     /** An interim response (102, 103) as the client gets it: status line and end-to-end fields. */
     static Buffer interim(ResponseHead head, MemoryManager memory) {
-        return build(head, ClientFraming.AS_RECEIVED, Persistence.NOTHING, memory);
+        return build(head, ClientFraming.AS_RECEIVED, Persistence.NOTHING, HeaderRules.NONE, null, memory);
     }
 }

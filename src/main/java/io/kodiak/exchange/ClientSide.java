@@ -14,6 +14,14 @@ public interface ClientSide {
     /** The TLS protocol the connection speaks (TLSv1.3...), null on a plain listener. */
     String tlsProtocol();
 
+    /**
+     * True when a request for {@code host} (a HostName, null when none) must not be answered on
+     * this connection: on a TLS listener with several certificates, the host would be served
+     * under another certificate than the one the connection's TLS server name chose (RFC 9110
+     * §15.5.20, 421 Misdirected Request).
+     */
+    boolean misdirected(String host);
+
     /** Response bytes, in order; never blocks (the transport queues them). */
     void write(Buffer bytes);
 

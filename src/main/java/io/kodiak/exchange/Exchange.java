@@ -4,6 +4,7 @@ import io.kodiak.http.ChunkFramer;
 import io.kodiak.http.RequestHead;
 import io.kodiak.http.ResponseHead;
 import io.kodiak.http.Violation;
+import io.kodiak.routing.Rewrites;
 import io.kodiak.routing.Route;
 import io.kodiak.upstream.ResponseListener;
 import io.kodiak.upstream.UpstreamConnection;
@@ -90,7 +91,7 @@ public final class Exchange implements ResponseListener {
     private int status;
 
     Exchange(ForwardingServices services, Generation generation, ClientSide client, RequestHead head,
-             ForwardedRequest request, Route route) {
+             ForwardedRequest request, Route route, Rewrites.Target target) {
         this.services = services;
         this.generation = generation;
         this.client = client;
@@ -99,9 +100,8 @@ public final class Exchange implements ResponseListener {
         this.group = generation.groupFor(route);
         this.hashKey = HashKeys.of(group.hashKey(), head, request.clientAddress());
         this.memory = client.connection().getMemoryManager();
-        this.upstreamHead = UpstreamRequestHead.build(head, route, route.rewrite(request.path()),
-                group.settings().pool().persistentConnections(), request.upgrade(), request.clientAddress(),
-                request.secure(), memory);
+        this.upstreamHead = UpstreamRequestHead.build(head, route, target,
+                group.settings().pool().persistentConnections(), request, memory);
         this.bodyReceived = !head.hasBody();
     }
 
@@ -184,7 +184,7 @@ public final class Exchange implements ResponseListener {
         release(connection, failed, false);
         failed.end();
         group.retried();
-        LOG.info("{} {} route={} retried after {} from {}: {}", request.methodName(), request.path(), route.prefix(),
+        LOG.info("{} {} route={} retried after {} from {}: {}", request.methodName(), request.path(), route.name(),
                 reason.cause, failed.authority(), detail);
         if (!attempt()) {
             fail(reason, detail + "; no other server to try");
@@ -508,7 +508,7 @@ public final class Exchange implements ResponseListener {
                     : request.http11() ? ClientResponseHead.Persistence.NOTHING : ClientResponseHead.Persistence.KEEP_ALIVE;
             phase = phase.headForwarded();
         }
-        return ClientResponseHead.build(head, framing, persistence, memory);
+        return ClientResponseHead.build(head, framing, persistence, route.responseHeaders(), request, memory);
     }
 
     /** Under the lock: one piece of the response body, counted and framed for the client. */
@@ -615,11 +615,12 @@ public final class Exchange implements ResponseListener {
         if (answer) {
             // Outside the lock: once FAILED, nothing else writes to the client.
             client.write(LocalAnswer.of(error, null, request.isHead(), !keep ? LocalAnswer.Persistence.CLOSE
-                    : request.http11() ? LocalAnswer.Persistence.NOTHING : LocalAnswer.Persistence.KEEP_ALIVE, memory));
+                    : request.http11() ? LocalAnswer.Persistence.NOTHING : LocalAnswer.Persistence.KEEP_ALIVE,
+                    request.requestId(), 0, memory));
         }
         release(connection, from, false);
-        LOG.warn("{} {} route={} upstream={} cause={}: {}", request.methodName(), request.path(), route.prefix(),
-                serversTried == null ? route.upstreamUrl() : serversTried, error.cause, detail);
+        LOG.warn("{} {} route={} upstream={} cause={} request_id={}: {}", request.methodName(), request.path(), route.name(),
+                serversTried == null ? route.upstreamUrl() : serversTried, error.cause, request.requestId(), detail);
         end(keep);
     }
 
@@ -856,7 +857,8 @@ public final class Exchange implements ResponseListener {
         synchronized (this) {
             servers = serversTried;
         }
-        services.recorder().exchange(route, servers, finalStatus, in, out, upstreamNanos, now - startNanos, request);
+        services.recorder().exchange(route, servers, finalStatus, in, out, upstreamNanos, now - startNanos, request,
+                generation);
     }
 
     // ---------------------------------------------------------------- callbacks

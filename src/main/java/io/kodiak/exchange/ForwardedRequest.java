@@ -2,20 +2,26 @@ package io.kodiak.exchange;
 
 import io.kodiak.http.RequestHead;
 import io.kodiak.http.RequestMethod;
+import io.kodiak.routing.HeaderVariable;
 
 /**
  * What an exchange keeps of the client's request once its head has been read: the head's bytes
  * belong to the read buffer, so only these few values outlive it. {@code tlsProtocol}: the client
- * connection's TLS protocol, null when it is plain HTTP.
+ * connection's TLS protocol, null when it is plain HTTP. {@code host}: the request's host name
+ * (null when it named none, or when nothing needed it); {@code requestNumber}: its request id's
+ * number; {@code loggedHeaders}: the values of the headers the access log format names (null when none).
  */
 public record ForwardedRequest(RequestMethod method, String methodName, String path, String query,
                                boolean http11, boolean keepAlive, boolean expectContinue, boolean upgrade,
-                               boolean chunked, String clientAddress, String tlsProtocol) {
+                               boolean chunked, String clientAddress, String tlsProtocol, String host,
+                               long requestNumber, String[] loggedHeaders) implements HeaderVariable.Values {
 
     /** {@code upgrade}: the request asks to switch protocols and its route allows it. */
-    public static ForwardedRequest of(RequestHead head, boolean upgrade, String clientAddress, String tlsProtocol) {
+    static ForwardedRequest of(RequestHead head, boolean upgrade, String clientAddress, String tlsProtocol,
+                               Admission.Decision decision) {
         return new ForwardedRequest(head.method(), head.methodName(), head.path(), head.query(), head.isHttp11(),
-                head.wantsKeepAlive(), head.expectsContinue(), upgrade, head.isChunked(), clientAddress, tlsProtocol);
+                head.wantsKeepAlive(), head.expectsContinue(), upgrade, head.isChunked(), clientAddress, tlsProtocol,
+                decision.host(), decision.requestNumber(), Admission.loggedHeaders(head, decision.generation()));
     }
 
     /** The client reached Kodiak over TLS: the request goes upstream with X-Forwarded-Proto: https. */
@@ -25,5 +31,19 @@ public record ForwardedRequest(RequestMethod method, String methodName, String p
 
     boolean isHead() {
         return method == RequestMethod.HEAD;
+    }
+
+    String requestId() {
+        return RequestIds.format(requestNumber);
+    }
+
+    @Override
+    public String of(HeaderVariable variable) {
+        return switch (variable) {
+            case REQUEST_ID -> requestId();
+            case CLIENT_ADDR -> clientAddress;
+            case HOST -> host;
+            case SCHEME -> secure() ? "https" : "http";
+        };
     }
 }

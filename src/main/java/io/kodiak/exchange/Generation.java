@@ -1,6 +1,9 @@
 package io.kodiak.exchange;
 
 import io.kodiak.config.ProxyConfig;
+import io.kodiak.limits.Limits;
+import io.kodiak.log.AccessLogFormat;
+import io.kodiak.routing.HeaderVariable;
 import io.kodiak.routing.Route;
 import io.kodiak.routing.Router;
 import io.kodiak.upstream.UpstreamGroup;
@@ -9,19 +12,43 @@ import io.kodiak.upstream.UpstreamGroups;
 import java.time.Instant;
 
 /**
- * One loaded configuration as exchanges use it: routes, upstream groups, timeouts and limits.
- * An exchange takes the generation in service when its request head arrives and keeps it to its
- * end, so a reload changes what exchanges starting after it do and nothing of those in flight.
- * {@code number}: 1 for the configuration Kodiak started with, one more per applied reload.
+ * One loaded configuration as exchanges use it: routes, upstream groups, limits, timeouts and
+ * the access log's format. An exchange takes the generation in service when its request head
+ * arrives and keeps it to its end, so a reload changes what exchanges starting after it do and
+ * nothing of those in flight. {@code number}: 1 for the configuration Kodiak started with, one
+ * more per applied reload. {@code needsHost}: some route, rule or the log format looks at the
+ * request's host name, so it is read from the head (otherwise it never is).
  */
-public record Generation(long number, Instant loadedAt, ProxyConfig config, Router router, UpstreamGroups upstreams) {
+public record Generation(long number, Instant loadedAt, ProxyConfig config, Router router, UpstreamGroups upstreams,
+                         Limits limits, boolean needsHost) {
 
-    public static Generation of(long number, ProxyConfig config, UpstreamGroups upstreams) {
-        return new Generation(number, Instant.now(), config, new Router(config.routes()), upstreams);
+    public static Generation first(ProxyConfig config, UpstreamGroups upstreams) {
+        return of(1, config, upstreams, Limits.NONE);
+    }
+
+    /** The generation after {@code this} for {@code config}; limiters whose settings stay keep their state. */
+    public Generation next(ProxyConfig config, UpstreamGroups upstreams) {
+        return of(number + 1, config, upstreams, limits);
+    }
+
+    private static Generation of(long number, ProxyConfig config, UpstreamGroups upstreams, Limits previous) {
+        Router router = new Router(config.routes());
+        boolean needsHost = router.usesHosts() || config.accessLog().uses(AccessLogFormat.Variable.HOST)
+                || config.routes().stream().anyMatch(Generation::rulesUseHost);
+        return new Generation(number, Instant.now(), config, router, upstreams,
+                Limits.of(config.limits(), config.routes(), previous), needsHost);
+    }
+
+    private static boolean rulesUseHost(Route route) {
+        return route.requestHeaders().uses(HeaderVariable.HOST) || route.responseHeaders().uses(HeaderVariable.HOST);
     }
 
     UpstreamGroup groupFor(Route route) {
         return upstreams.groupFor(route);
+    }
+
+    AccessLogFormat accessLog() {
+        return config.accessLog();
     }
 
     /** Longest a transfer in progress may make no progress (the listener's idle-timeout). */

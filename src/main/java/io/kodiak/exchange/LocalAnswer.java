@@ -16,16 +16,28 @@ public final class LocalAnswer {
 
     /**
      * The whole response for {@code error}, with what exactly was wrong after the reason when
-     * known. The answer to HEAD has no body.
+     * known. The answer to HEAD has no body. A 5xx answer names its {@code requestId} (when not
+     * null), so that a user's report can be found in the logs; {@code retryAfterSeconds} > 0 adds
+     * Retry-After (a 429's).
      */
     public static Buffer of(ProxyError error, String detail, boolean headRequest, Persistence persistence,
-                            MemoryManager memory) {
-        String body = error.status + " " + error.text + (detail == null ? "" : ": " + detail) + "\n";
-        byte[] bodyBytes = body.getBytes(StandardCharsets.UTF_8);
-        StringBuilder head = new StringBuilder(160)
+                            String requestId, long retryAfterSeconds, MemoryManager memory) {
+        StringBuilder text = new StringBuilder(96).append(error.status).append(' ').append(error.text);
+        if (detail != null) {
+            text.append(": ").append(detail);
+        }
+        text.append('\n');
+        if (requestId != null && error.status >= 500) {
+            text.append("request id: ").append(requestId).append('\n');
+        }
+        byte[] bodyBytes = text.toString().getBytes(StandardCharsets.UTF_8);
+        StringBuilder head = new StringBuilder(192)
                 .append("HTTP/1.1 ").append(error.status).append(' ').append(error.reason).append("\r\n")
                 .append("Content-Type: text/plain; charset=utf-8\r\n")
                 .append("Content-Length: ").append(bodyBytes.length).append("\r\n");
+        if (retryAfterSeconds > 0) {
+            head.append("Retry-After: ").append(retryAfterSeconds).append("\r\n");
+        }
         if (persistence == Persistence.CLOSE) {
             head.append("Connection: close\r\n");
         } else if (persistence == Persistence.KEEP_ALIVE) {

@@ -9,6 +9,10 @@ import io.kodiak.http.Violation;
  */
 public enum ProxyError {
     NO_ROUTE(404, "no route matches this path", false, "no_route"),
+    /** On a TLS listener: the Host is served under another certificate than the one this connection was made with. */
+    MISDIRECTED(421, "this host is not served on this connection (its TLS server name is another)", false, "misdirected"),
+    RATE_LIMITED(429, "too many requests (request limit exceeded)", false, "rate_limited"),
+    REWRITE_TOO_COSTLY(400, "request path too costly to match against the route's rewrite rules", true, "bad_request"),
     BAD_REQUEST(400, "malformed request", true, "bad_request"),
     BAD_FIELD_NAME(400, "malformed header field name (not a token, or space before the colon)", true, "bad_request"),
     BAD_HOST(400, "missing, repeated or malformed Host header", true, "bad_request"),

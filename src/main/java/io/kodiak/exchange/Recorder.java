@@ -1,6 +1,9 @@
 package io.kodiak.exchange;
 
+import io.kodiak.http.RequestHead;
 import io.kodiak.log.AccessLog;
+import io.kodiak.log.AccessLogEntry;
+import io.kodiak.log.AccessLogFormat;
 import io.kodiak.routing.Route;
 
 /** The access log line and the metrics of every request, forwarded or answered by Kodiak itself. */
@@ -13,24 +16,41 @@ final class Recorder {
 
     /** {@code servers}: host:port of each server tried, comma-separated in order (null when none was). */
     void exchange(Route route, String servers, int status, long bytesIn, long bytesOut, long upstreamNanos,
-                  long totalNanos, ForwardedRequest request) {
-        observer.onExchange(route.prefix(), servers, status, bytesIn, bytesOut, upstreamNanos, totalNanos);
+                  long totalNanos, ForwardedRequest request, Generation generation) {
+        observer.onExchange(route.name(), servers, status, bytesIn, bytesOut, upstreamNanos, totalNanos);
         if (AccessLog.enabled()) {
-            AccessLog.record(request.clientAddress(), request.methodName(), request.path(), request.query(), status,
-                    bytesIn, bytesOut, servers, upstreamNanos, totalNanos, request.tlsProtocol());
+            AccessLogFormat format = generation.accessLog();
+            AccessLog.record(format, new AccessLogEntry(System.currentTimeMillis(), request.clientAddress(),
+                    request.methodName(), request.path(), request.query(), protocol(request.http11()), status, bytesIn,
+                    bytesOut, servers, upstreamNanos, totalNanos, request.tlsProtocol(),
+                    format.uses(AccessLogFormat.Variable.REQUEST_ID) ? request.requestId() : null, request.host(),
+                    request.secure() ? "https" : "http", route.name(), request.loggedHeaders()));
         }
     }
 
     /**
-     * A request answered in Kodiak's own name without an exchange. {@code method} and {@code path}
-     * are null when the head was refused before they could be read.
+     * A request answered in Kodiak's own name without an exchange. {@code head} is null when it
+     * was refused before it could be read, and {@code decision} null when no route was looked for.
      */
-    void refusal(String clientAddress, String tlsProtocol, String method, String path, String query, Route route, ProxyError error,
-                 long elapsedNanos) {
-        observer.onExchange(route == null ? null : route.prefix(), null, error.status, 0, 0, -1, elapsedNanos);
+    void refusal(ClientSide client, RequestHead head, Admission.Decision decision, Generation generation,
+                 ProxyError error, long elapsedNanos) {
+        Route route = decision == null ? null : decision.route();
+        observer.onExchange(route == null ? null : route.name(), null, error.status, 0, 0, -1, elapsedNanos);
         if (AccessLog.enabled()) {
-            AccessLog.record(clientAddress, method == null ? "-" : method, path == null ? "-" : path, query,
-                    error.status, 0, 0, null, -1, elapsedNanos, tlsProtocol);
+            AccessLogFormat format = generation.accessLog();
+            String requestId = !format.uses(AccessLogFormat.Variable.REQUEST_ID) ? null
+                    : decision != null ? decision.requestId() : RequestIds.format(RequestIds.next());
+            String tls = client.tlsProtocol();
+            AccessLog.record(format, new AccessLogEntry(System.currentTimeMillis(), client.address(),
+                    head == null ? null : head.methodName(), head == null ? null : head.path(),
+                    head == null ? null : head.query(), head == null ? null : protocol(head.isHttp11()), error.status,
+                    0, 0, null, -1, elapsedNanos, tls, requestId, decision == null ? null : decision.host(),
+                    tls == null ? "http" : "https", route == null ? null : route.name(),
+                    Admission.loggedHeaders(head, generation)));
         }
+    }
+
+    private static String protocol(boolean http11) {
+        return http11 ? "HTTP/1.1" : "HTTP/1.0";
     }
 }

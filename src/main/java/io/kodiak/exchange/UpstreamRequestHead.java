@@ -1,8 +1,11 @@
 package io.kodiak.exchange;
 
 import io.kodiak.http.FieldName;
+import io.kodiak.http.HeadLayout;
 import io.kodiak.http.HeadWriter;
 import io.kodiak.http.RequestHead;
+import io.kodiak.routing.HeaderRules;
+import io.kodiak.routing.Rewrites;
 import io.kodiak.routing.Route;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.memory.MemoryManager;
@@ -13,7 +16,8 @@ import static java.nio.charset.StandardCharsets.US_ASCII;
  * The head sent upstream for a client's request: the request line with the route's path, the
  * client's field lines copied as bytes, less the hop-by-hop ones (RFC 9110 §7.6.1, and the names
  * Connection lists), Expect (answered here) and the fields Kodiak sets itself: Host per route,
- * X-Forwarded-For/-Proto/-Host, and the framing of the body as it will be sent.
+ * X-Forwarded-For/-Proto/-Host, and the framing of the body as it will be sent; then the route's
+ * request-headers rules, which may replace or remove any of these but the framing.
  */
 final class UpstreamRequestHead {
     private static final byte[] HTTP_11 = " HTTP/1.1\r\n".getBytes(US_ASCII);
@@ -37,14 +41,21 @@ final class UpstreamRequestHead {
         return name.getBytes(US_ASCII);
     }
 
-    /** {@code upgrade}: the Upgrade field goes along, with Connection: upgrade. */
-    static Buffer build(RequestHead head, Route route, String path, boolean persistent, boolean upgrade,
-                        String clientAddress, boolean tls, MemoryManager memory) {
+    /**
+     * The head for {@code request} on {@code route}, sent to {@code target}: with the
+     * route's request-headers rules applied to the client's fields and Kodiak's own alike.
+     */
+    static Buffer build(RequestHead head, Route route, Rewrites.Target target, boolean persistent,
+                        ForwardedRequest request, MemoryManager memory) {
+        boolean upgrade = request.upgrade();
+        HeaderRules rules = route.requestHeaders();
+        boolean ruled = !rules.isEmpty();
         byte[] in = head.array();
-        HeadWriter out = new HeadWriter(head.layout().end() - head.layout().start() + 256);
-        out.ascii(head.methodName()).bytes(SP).ascii(path);
-        if (head.query() != null) {
-            out.bytes(QUESTION_MARK).ascii(head.query());
+        HeadLayout layout = head.layout();
+        HeadWriter out = new HeadWriter(layout.end() - layout.start() + 256);
+        out.ascii(head.methodName()).bytes(SP).ascii(target.path());
+        if (target.query() != null) {
+            out.bytes(QUESTION_MARK).ascii(target.query());
         }
         out.bytes(HTTP_11);
         boolean hostSent = false;
@@ -53,7 +64,8 @@ final class UpstreamRequestHead {
             FieldName name = head.name(i);
             switch (name) {
                 case OTHER -> {
-                    if (!head.namedByConnection(i)) {
+                    if (!head.namedByConnection(i)
+                            && !(ruled && rules.drops(name, in, layout.nameStart(i), layout.colon(i)))) {
                         out.fieldLine(head, i);
                     }
                 }
@@ -74,6 +86,10 @@ final class UpstreamRequestHead {
                 }
             }
         }
+        if (ruled && rules.drops(FieldName.HOST)) {
+            // set Host: the rule's line, appended below, stands for the route's.
+            hostSent = true;
+        }
         if (!hostSent) {
             out.name(HOST);
             if (route.preserveHost() && head.hasAuthority()) {
@@ -84,17 +100,26 @@ final class UpstreamRequestHead {
             }
             out.crlf();
         }
-        out.name(X_FORWARDED_FOR);
-        if (forwardedFor >= 0) {
-            out.bytes(in, head.valueStart(forwardedFor), head.valueEnd(forwardedFor)).bytes(COMMA_SP);
+        if (!(ruled && rules.drops(FieldName.X_FORWARDED_FOR))) {
+            out.name(X_FORWARDED_FOR);
+            if (forwardedFor >= 0) {
+                out.bytes(in, head.valueStart(forwardedFor), head.valueEnd(forwardedFor)).bytes(COMMA_SP);
+            }
+            out.ascii(request.clientAddress()).crlf();
         }
-        out.ascii(clientAddress).crlf();
-        out.bytes(tls ? X_FORWARDED_PROTO_HTTPS : X_FORWARDED_PROTO_HTTP);
-        if (head.hasAuthority()) {
-            out.name(X_FORWARDED_HOST).bytes(in, head.authorityStart(), head.authorityEnd()).crlf();
-        } else if (head.hostField() >= 0) {
-            int host = head.hostField();
-            out.name(X_FORWARDED_HOST).bytes(in, head.valueStart(host), head.valueEnd(host)).crlf();
+        if (!(ruled && rules.drops(FieldName.X_FORWARDED_PROTO))) {
+            out.bytes(request.secure() ? X_FORWARDED_PROTO_HTTPS : X_FORWARDED_PROTO_HTTP);
+        }
+        if (!(ruled && rules.drops(FieldName.X_FORWARDED_HOST))) {
+            if (head.hasAuthority()) {
+                out.name(X_FORWARDED_HOST).bytes(in, head.authorityStart(), head.authorityEnd()).crlf();
+            } else if (head.hostField() >= 0) {
+                int host = head.hostField();
+                out.name(X_FORWARDED_HOST).bytes(in, head.valueStart(host), head.valueEnd(host)).crlf();
+            }
+        }
+        if (ruled) {
+            rules.appendTo(out, request);
         }
         if (upgrade) {
             out.bytes(CONNECTION_UPGRADE);

@@ -7,6 +7,7 @@ import io.kodiak.config.ProxyConfig;
 import io.kodiak.exchange.Admission;
 import io.kodiak.tls.CertificateWatch;
 import io.kodiak.tls.PemMaterial;
+import io.kodiak.tls.CertificateNames;
 import io.kodiak.tls.ServerTls;
 import io.kodiak.tls.TlsObserver;
 import org.glassfish.grizzly.filterchain.FilterChain;
@@ -86,7 +87,7 @@ final class Binding {
     private static ClientSettings clientSettings(ProxyConfig.Endpoint endpoint, ProxyConfig.Listener settings) {
         return new ClientSettings(settings.maxHeaderSize(), settings.persistentConnections(),
                 settings.maxRequestsPerConnection(), Math.max(1, settings.idleTimeout().toSeconds()) * 1000L,
-                endpoint.tls() != null);
+                endpoint.tls() != null, CertificateNames.of(endpoint.tls()));
     }
 
     /** Loaded when the configuration was read; a file changed since then and broken now is named here. */

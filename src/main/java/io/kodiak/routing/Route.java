@@ -1,20 +1,47 @@
 package io.kodiak.routing;
 
+import io.kodiak.limits.LimitSettings;
+
+import java.util.List;
+
 /**
- * Requests whose path starts with {@code prefix} go to {@code target}, prefix replaced by the
- * target's path. {@code upgrade}: requests asking to switch protocols (WebSocket) are relayed;
+ * Requests for one of {@code hosts} (any host when empty) whose path starts with {@code prefix}
+ * go to {@code target}, prefix replaced by the target's path unless a {@code rewrites} rule is
+ * found in the path. {@code upgrade}: requests asking to switch protocols (WebSocket) are relayed;
  * when false the upgrade is stripped and the request served as an ordinary one. {@code group}:
  * the upstream group that serves the route (a named one, or the implicit group of the target's
- * host:port).
+ * host:port). {@code requestHeaders} and {@code responseHeaders}: the header rules of each
+ * direction; {@code limits}: the route's own request limit (OFF when none).
  */
-public record Route(String prefix, UpstreamTarget target, boolean preserveHost, String upstreamUrl, boolean upgrade,
-                    String group) {
+public record Route(List<HostPattern> hosts, String prefix, UpstreamTarget target, boolean preserveHost,
+                    String upstreamUrl, boolean upgrade, String group, HeaderRules requestHeaders,
+                    HeaderRules responseHeaders, Rewrites rewrites, LimitSettings limits) {
 
-    public Route(String prefix, UpstreamTarget target, boolean preserveHost, String upstreamUrl) {
-        this(prefix, target, preserveHost, upstreamUrl, true, target.originKey());
+    public Route {
+        hosts = List.copyOf(hosts);
     }
 
-    /** The upstream request path: the matched prefix swapped for the target's base path, never empty. */
+    public Route(String prefix, UpstreamTarget target, boolean preserveHost, String upstreamUrl) {
+        this(List.of(), prefix, target, preserveHost, upstreamUrl, true, target.originKey(), HeaderRules.NONE,
+                HeaderRules.NONE, Rewrites.NONE, LimitSettings.OFF);
+    }
+
+    /**
+     * How logs, metrics and reload reports name the route: its prefix, after its hosts when it
+     * has any ("api.example.com/v1/"; several joined by commas).
+     */
+    public String name() {
+        if (hosts.isEmpty()) {
+            return prefix;
+        }
+        StringBuilder name = new StringBuilder();
+        for (HostPattern host : hosts) {
+            name.append(name.isEmpty() ? "" : ",").append(host.name());
+        }
+        return name.append(prefix).toString();
+    }
+
+    /** The upstream request path by the prefix mapping: the matched prefix swapped for the target's base path, never empty. */
     public String rewrite(String requestPath) {
         String rest = requestPath.substring(prefix.length());
         String path = target.basePath() + rest;
@@ -22,5 +49,21 @@ public record Route(String prefix, UpstreamTarget target, boolean preserveHost, 
             return "/";
         }
         return path.charAt(0) == '/' ? path : "/" + path;
+    }
+
+    /**
+     * The upstream path and query for a request: the first rewrite rule found in {@code
+     * requestPath}, else the prefix mapping with the client's query.
+     *
+     * @throws Rewrites.TooCostly when the rules' matching on this path exceeded its budget
+     */
+    public Rewrites.Target upstreamTarget(String requestPath, String query) {
+        if (!rewrites.isEmpty()) {
+            Rewrites.Target rewritten = rewrites.apply(requestPath, query);
+            if (rewritten != null) {
+                return rewritten;
+            }
+        }
+        return new Rewrites.Target(rewrite(requestPath), query);
     }
 }

@@ -69,24 +69,16 @@ public final class SniKeyManager extends X509ExtendedKeyManager {
 
     /** The entry for {@code name}: exact first, then the wildcard, else 0 (the default). */
     static int byName(List<Entry> entries, String name) {
-        if (name == null) {
-            return 0;
-        }
+        List<List<String>> names = new java.util.ArrayList<>(entries.size());
         for (int i = 1; i < entries.size(); i++) {
-            if (entries.get(i).names().contains(name)) {
-                return i;
-            }
+            names.add(entries.get(i).names());
         }
-        int dot = name.indexOf('.');
-        if (dot > 0) {
-            String wildcard = "*" + name.substring(dot);
-            for (int i = 1; i < entries.size(); i++) {
-                if (entries.get(i).names().contains(wildcard)) {
-                    return i;
-                }
-            }
-        }
-        return 0;
+        return new CertificateNames(names).certificateFor(name);
+    }
+
+    /** The server name the client asked for in its handshake (lower case), or null. */
+    public static String requestedName(SSLSession session) {
+        return session instanceof ExtendedSSLSession extended ? requestedName(extended.getRequestedServerNames()) : null;
     }
 
     /** The JDK asks per signature scheme: an RSA key serves RSA and RSASSA-PSS, an EC key EC. */

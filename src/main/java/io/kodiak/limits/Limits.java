@@ -1,0 +1,71 @@
+package io.kodiak.limits;
+
+import io.kodiak.routing.Route;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The request limiters of one configuration: proxy.limits' and each route's. A reload keeps a
+ * limiter whose settings did not change (same scope, same rate, burst, key and size), with the
+ * state of its buckets: reloading must not hand every client a fresh burst.
+ */
+public final class Limits {
+    public static final Limits NONE = new Limits(null, Map.of());
+
+    /** Where a limiter finds the key of a request (its client address, or a header's value). */
+    public interface Keys {
+        String keyFor(LimitKey key);
+    }
+
+    private final RequestLimiter global;
+    /** By route name. */
+    private final Map<String, RequestLimiter> routes;
+
+    private Limits(RequestLimiter global, Map<String, RequestLimiter> routes) {
+        this.global = global;
+        this.routes = routes;
+    }
+
+    /** The limiters for {@code global} and {@code routes}, taken from {@code previous} where unchanged. */
+    public static Limits of(LimitSettings global, List<Route> routes, Limits previous) {
+        RequestLimiter globalLimiter = global.isOn() ? reuse(previous.global, global) : null;
+        Map<String, RequestLimiter> byRoute = new HashMap<>();
+        for (Route route : routes) {
+            if (route.limits().isOn()) {
+                byRoute.put(route.name(), reuse(previous.routes.get(route.name()), route.limits()));
+            }
+        }
+        return globalLimiter == null && byRoute.isEmpty() ? NONE : new Limits(globalLimiter, Map.copyOf(byRoute));
+    }
+
+    private static RequestLimiter reuse(RequestLimiter previous, LimitSettings settings) {
+        return previous != null && previous.settings().equals(settings) ? previous : new RequestLimiter(settings);
+    }
+
+    public boolean isEmpty() {
+        return this == NONE;
+    }
+
+    /**
+     * Takes a request for {@code route}: 0 when every limit on its way lets it pass, else the
+     * nanoseconds until it would have (proxy.limits is asked first, then the route's).
+     */
+    public long take(Route route, Keys keys, long nowNanos) {
+        if (global != null) {
+            long wait = global.take(keys.keyFor(global.settings().key()), nowNanos);
+            if (wait > 0) {
+                return wait;
+            }
+        }
+        RequestLimiter own = routes.isEmpty() ? null : routes.get(route.name());
+        return own == null ? 0 : own.take(keys.keyFor(own.settings().key()), nowNanos);
+    }
+
+    /** For tests: the limiter of a route (null when it has none), or proxy.limits' when {@code routeName} is null. */
+    public RequestLimiter limiter(String routeName) {
+        return routeName == null ? global : routes.get(routeName);
+    }
+
+}
