@@ -124,6 +124,33 @@ class TlsListenerTest {
     }
 
     @Test
+    void aHostServedUnderAnotherCertificateThanTheConnectionsIsMisdirected() throws Exception {
+        proxy = ProxyHarness.start("proxy.routes = [ { host = \"api.example.com\", prefix = \"/\", upstream = \""
+                + upstream.url("/api/") + "\" }, { host = \"*.example.org\", prefix = \"/\", upstream = \""
+                + upstream.url("/org/") + "\" }, { prefix = \"/\", upstream = \"" + upstream.url("/any/") + "\" } ]\n" + tls(""));
+        try (SSLSocket socket = connect(certs.clientContext(null), "api.example.com")) {
+            String response = exchange(socket, "GET /x HTTP/1.1\r\nHost: shop.example.org\r\nConnection: close\r\n\r\n");
+            assertTrue(response.startsWith("HTTP/1.1 421 "), response);
+        }
+        try (SSLSocket socket = connect(certs.clientContext(null), "api.example.com")) {
+            String response = exchange(socket, "GET /x HTTP/1.1\r\nHost: API.example.com:443\r\nConnection: close\r\n\r\n");
+            assertTrue(response.startsWith("HTTP/1.1 200"), response);
+        }
+        // One certificate for both names (the wildcard's): served.
+        try (SSLSocket socket = connect(certs.clientContext(null), "a.example.org")) {
+            String response = exchange(socket, "GET /x HTTP/1.1\r\nHost: b.example.org\r\nConnection: close\r\n\r\n");
+            assertTrue(response.startsWith("HTTP/1.1 200"), response);
+        }
+        // Neither name has a certificate of its own: both get the default pair, so the host is served.
+        try (SSLSocket socket = connect(certs.clientContext(null), "proxy.test")) {
+            String response = exchange(socket, "GET /x HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n");
+            assertTrue(response.startsWith("HTTP/1.1 200"), response);
+        }
+        List<String> targets = upstream.received().stream().map(RecordingUpstream.Received::target).toList();
+        assertEquals(List.of("/api/x", "/org/x", "/any/x"), targets, "nothing forwarded for the misdirected request");
+    }
+
+    @Test
     void protocolsOlderThanTls12AreRefused() throws Exception {
         start("");
         SSLContext context = certs.clientContext(null);
