@@ -336,7 +336,13 @@ start_kodiak() {
   local base=$out/run/kodiak-$phase f
   mkdir -p "$base/logs"
   sed -e "s#@PORT@#${PORT[kodiak]}#g" -e "s#@UPSTREAM_PORT@#$(upstream_port kodiak)#g" "$here/kodiak.conf" >"$base/kodiak.conf"
-  for f in "${kodiak_confs[@]+"${kodiak_confs[@]}"}"; do echo "include file(\"$f\")" >>"$base/kodiak.conf"; done
+  # Each --kodiak-conf file gets the same placeholders filled in (a route of its own needs the backend's port).
+  local n=0 f
+  for f in "${kodiak_confs[@]+"${kodiak_confs[@]}"}"; do
+    n=$((n + 1))
+    sed -e "s#@UPSTREAM_PORT@#$(upstream_port kodiak)#g" "$f" >"$base/kodiak-extra-$n.conf"
+    echo "include file(\"$base/kodiak-extra-$n.conf\")" >>"$base/kodiak.conf"
+  done
   if [ "$kodiak_launch" = proxy.sh ]; then
     PROXY_CONF=$base/kodiak.conf PROXY_BASE=$base JAVA_OPTS=$(kodiak_java_opts) "$kodiak_home/bin/proxy.sh" start \
       >>"$base/logs/console.log" 2>&1 || { tail -n 15 "$base/logs/console.log" >&2; return 1; }
