@@ -336,8 +336,8 @@ start_kodiak() {
   local base=$out/run/kodiak-$phase f
   mkdir -p "$base/logs"
   sed -e "s#@PORT@#${PORT[kodiak]}#g" -e "s#@UPSTREAM_PORT@#$(upstream_port kodiak)#g" "$here/kodiak.conf" >"$base/kodiak.conf"
-  # Each --kodiak-conf file gets the same placeholders filled in (a route of its own needs the backend's port).
-  local n=0 f
+  # Each --kodiak-conf file gets @UPSTREAM_PORT@ filled in too (a route of its own needs the backend's port).
+  local n=0
   for f in "${kodiak_confs[@]+"${kodiak_confs[@]}"}"; do
     n=$((n + 1))
     sed -e "s#@UPSTREAM_PORT@#$(upstream_port kodiak)#g" "$f" >"$base/kodiak-extra-$n.conf"

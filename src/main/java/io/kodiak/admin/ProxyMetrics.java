@@ -14,7 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Turns the core's exchange and error events into Micrometer meters. Every meter an exchange
- * touches is created here, up front; the per-exchange path is one lookup by the route prefix
+ * touches is created here, up front; the per-exchange path is one lookup by the route name
  * (the same String instance each time, whose hash is cached), a handful of increments and two
  * latency samples appended to this thread's ring of the {@link TimerFeed}.
  */
@@ -27,7 +27,7 @@ public final class ProxyMetrics implements ExchangeObserver, io.kodiak.tls.TlsOb
 
     private final MeterRegistry registry;
     /** Replaced whole when a reload changes the routes; read without a lock on every exchange. */
-    private volatile Map<String, RouteMeters> byPrefix = Map.of();
+    private volatile Map<String, RouteMeters> byRoute = Map.of();
     /** Guarded by this: the upstream latency timers by upstream authority, shared by the routes to it. */
     private Map<String, Timer> upstreamTimers = Map.of();
     private final RouteMeters unrouted;
@@ -57,8 +57,8 @@ public final class ProxyMetrics implements ExchangeObserver, io.kodiak.tls.TlsOb
                     .register(registry));
             next.put(route.name(), new RouteMeters(registry, route.name(), upstreamTimer, timerFeed));
         }
-        byPrefix.forEach((prefix, meters) -> {
-            if (!next.containsKey(prefix)) {
+        byRoute.forEach((name, meters) -> {
+            if (!next.containsKey(name)) {
                 meters.removeFrom(registry);
             }
         });
@@ -67,14 +67,14 @@ public final class ProxyMetrics implements ExchangeObserver, io.kodiak.tls.TlsOb
                 registry.remove(timer);
             }
         });
-        byPrefix = Map.copyOf(next);
+        byRoute = Map.copyOf(next);
         upstreamTimers = timers;
     }
 
     @Override
-    public void onExchange(String routePrefix, String upstream, int status, long bytesIn, long bytesOut,
+    public void onExchange(String routeName, String upstream, int status, long bytesIn, long bytesOut,
                            long upstreamNanos, long totalNanos) {
-        RouteMeters meters = routePrefix == null ? unrouted : byPrefix.getOrDefault(routePrefix, unrouted);
+        RouteMeters meters = routeName == null ? unrouted : byRoute.getOrDefault(routeName, unrouted);
         meters.record(status, bytesIn, bytesOut, upstreamNanos, totalNanos);
     }
 

@@ -341,7 +341,7 @@ final class ClientConnection implements ClientSide {
         if (LOG.isDebugEnabled()) {
             LOG.debug("refused a request from {}: {} {}: {}", address(), error.status, error.text, detail);
         }
-        connection.write(LocalAnswer.of(error, detail, false, LocalAnswer.Persistence.CLOSE, null, 0,
+        connection.write(LocalAnswer.of(error, detail, false, LocalAnswer.Persistence.CLOSE, 0, 0,
                 connection.getMemoryManager()));
         closeNow();
     }
@@ -357,7 +357,7 @@ final class ClientConnection implements ClientSide {
         boolean skipBody = keep && head.hasBody();
         connection.write(LocalAnswer.of(error, null, headRequest,
                 keep ? (head.isHttp11() ? LocalAnswer.Persistence.NOTHING : LocalAnswer.Persistence.KEEP_ALIVE)
-                        : LocalAnswer.Persistence.CLOSE, decision.requestId(), decision.retryAfterSeconds(),
+                        : LocalAnswer.Persistence.CLOSE, decision.requestNumber(), decision.retryAfterSeconds(),
                 connection.getMemoryManager()));
         if (!keep) {
             synchronized (this) {
@@ -541,7 +541,8 @@ final class ClientConnection implements ClientSide {
     @Override
     public boolean misdirected(String host) {
         CertificateNames certificates = settings.certificates();
-        if (!certificates.several()) {
+        if (host == null || !certificates.several()) {
+            // No host (HTTP/1.0): nothing to be misdirected to; the host-less routes serve it.
             return false;
         }
         if (serverName == null) {
@@ -549,7 +550,7 @@ final class ClientConnection implements ClientSide {
             String asked = engine == null ? null : SniKeyManager.requestedName(engine.getSession());
             serverName = asked == null ? "" : asked;
         }
-        return certificates.certificateFor(serverName.isEmpty() ? null : serverName) != certificates.certificateFor(host);
+        return !certificates.sameCertificate(serverName.isEmpty() ? null : serverName, host);
     }
 
     /**

@@ -128,7 +128,7 @@ public final class ConfigLoader {
                 new GroupsReader(keys, upstream, warnings).read(GROUPS));
         RoutesReader routesReader = new RoutesReader(config, keys, problems);
         List<Route> routes = routesReader.read(groups, upstream);
-        LimitSettings limits = routesReader.limits(config, "proxy.limits", "proxy.limits");
+        LimitSettings limits = new LimitsReader(problems).read(config, "proxy.limits", "proxy.limits", false);
         AccessLogFormat accessLog = accessLogFormat();
 
         if (!problems.isEmpty()) {

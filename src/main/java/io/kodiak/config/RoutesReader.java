@@ -2,40 +2,35 @@ package io.kodiak.config;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
-import com.typesafe.config.ConfigFactory;
-import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
-import io.kodiak.limits.LimitKey;
 import io.kodiak.limits.LimitSettings;
 import io.kodiak.routing.HeaderRules;
 import io.kodiak.routing.HostPattern;
 import io.kodiak.routing.Rewrite;
 import io.kodiak.routing.Rewrites;
 import io.kodiak.routing.Route;
+import io.kodiak.routing.Router;
 import io.kodiak.routing.UpstreamTarget;
 
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
- * proxy.routes: each entry's prefix, upstream, hosts, header rules, rewrites and limit, every
- * problem recorded under the key the user wrote (proxy.routes[2].rewrite[0].match). Also reads
- * a limits block, which proxy.limits and each route share.
+ * proxy.routes: each entry's prefix, upstream, hosts, header rules ({@link HeaderRulesReader}),
+ * rewrites and limit ({@link LimitsReader}), every problem recorded under the key the user wrote
+ * (proxy.routes[2].rewrite[0].match).
  */
 final class RoutesReader {
     private static final Set<String> ROUTE_KEYS = Set.of("prefix", "upstream", "preserve-host", "upgrade", "host",
             "request-headers", "response-headers", "rewrite", "limits");
-    private static final Set<String> HEADER_RULE_KEYS = Set.of("set", "add", "remove");
     private static final Set<String> REWRITE_KEYS = Set.of("match", "replace");
-    private static final Set<String> LIMIT_KEYS = Set.of("requests-per-second", "burst", "key", "max-keys");
 
     private final Config config;
     private final ConfigReader keys;
@@ -72,7 +67,7 @@ final class RoutesReader {
             for (String k : entry.root().keySet()) {
                 if (!ROUTE_KEYS.contains(k)) {
                     problems.add(new ConfigProblem(at + "." + k, entry.getValue(k).render(),
-                            "one of the route keys " + new java.util.TreeSet<>(ROUTE_KEYS)));
+                            "one of the route keys " + new TreeSet<>(ROUTE_KEYS)));
                 }
             }
             String prefix = entry.hasPath("prefix") ? entry.getValue("prefix").unwrapped().toString() : null;
@@ -89,10 +84,12 @@ final class RoutesReader {
             }
             boolean preserveHost = flag(entry, at, "preserve-host", false);
             boolean upgrade = flag(entry, at, "upgrade", true);
-            HeaderRules requestHeaders = headerRules(entry, at, "request-headers", true);
-            HeaderRules responseHeaders = headerRules(entry, at, "response-headers", false);
+            HeaderRulesReader headers = new HeaderRulesReader(problems);
+            HeaderRules requestHeaders = headers.read(entry, at, "request-headers", true);
+            HeaderRules responseHeaders = headers.read(entry, at, "response-headers", false);
             Rewrites rewrites = rewrites(entry, at);
-            LimitSettings limits = entry.hasPath("limits") ? limits(entry, at + ".limits", "limits") : LimitSettings.OFF;
+            LimitSettings limits = entry.hasPath("limits")
+                    ? new LimitsReader(problems).read(entry, at + ".limits", "limits", true) : LimitSettings.OFF;
             String url = entry.hasPath("upstream") ? entry.getValue("upstream").unwrapped().toString() : null;
             UpstreamTarget target = upstreamTarget(at + ".upstream", url, groups);
             if (target == null) {
@@ -144,103 +141,6 @@ final class RoutesReader {
         return hosts;
     }
 
-    // ----------------------------------------------------------- header rules
-
-    private HeaderRules headerRules(Config entry, String at, String key, boolean request) {
-        if (!entry.hasPath(key)) {
-            return HeaderRules.NONE;
-        }
-        String name = at + "." + key;
-        if (entry.getValue(key).valueType() != ConfigValueType.OBJECT) {
-            problems.add(new ConfigProblem(name, entry.getValue(key).render(),
-                    "an object { set { NAME = \"value\" }, add { NAME = \"value\" }, remove = [NAME, ...] }"));
-            return HeaderRules.NONE;
-        }
-        ConfigObject rules = entry.getObject(key);
-        int before = problems.size();
-        for (String k : rules.keySet()) {
-            if (!HEADER_RULE_KEYS.contains(k)) {
-                problems.add(new ConfigProblem(name + "." + k, rules.get(k).render(), "one of set, add, remove"));
-            }
-        }
-        Map<String, String> set = fields(rules, name + ".set", "set");
-        List<Map.Entry<String, String>> add = new ArrayList<>(fields(rules, name + ".add", "add").entrySet());
-        List<String> remove = new ArrayList<>();
-        ConfigValue removeValue = rules.get("remove");
-        if (removeValue != null) {
-            if (removeValue.valueType() == ConfigValueType.LIST) {
-                for (Object item : (List<?>) removeValue.unwrapped()) {
-                    remove.add(String.valueOf(item));
-                }
-            } else {
-                problems.add(new ConfigProblem(name + ".remove", removeValue.render(), "a list of field names"));
-            }
-        }
-        if (problems.size() > before) {
-            return HeaderRules.NONE;
-        }
-        // Checked rule by rule, so the problem names the rule at fault.
-        for (Map.Entry<String, String> e : set.entrySet()) {
-            check(name + ".set." + e.getKey(), e.getValue(), Map.of(e.getKey(), e.getValue()), List.of(), List.of(), request);
-        }
-        for (Map.Entry<String, String> e : add) {
-            check(name + ".add." + e.getKey(), e.getValue(), Map.of(), List.of(e), List.of(), request);
-        }
-        for (String removed : remove) {
-            check(name + ".remove", removed, Map.of(), List.of(), List.of(removed), request);
-            for (String other : set.keySet()) {
-                if (other.equalsIgnoreCase(removed)) {
-                    problems.add(new ConfigProblem(name + ".remove", removed, "a name not also under set (remove would delete what set writes)"));
-                }
-            }
-            for (Map.Entry<String, String> e : add) {
-                if (e.getKey().equalsIgnoreCase(removed)) {
-                    problems.add(new ConfigProblem(name + ".remove", removed, "a name not also under add (remove would delete what add writes)"));
-                }
-            }
-        }
-        if (problems.size() > before) {
-            return HeaderRules.NONE;
-        }
-        try {
-            return HeaderRules.of(set, add, remove, request);
-        } catch (HeaderRules.Invalid e) {
-            problems.add(new ConfigProblem(name, rules.render(), e.getMessage()));
-            return HeaderRules.NONE;
-        }
-    }
-
-    private void check(String name, String value, Map<String, String> set, List<Map.Entry<String, String>> add,
-                       List<String> remove, boolean request) {
-        try {
-            HeaderRules.of(set, add, remove, request);
-        } catch (HeaderRules.Invalid e) {
-            problems.add(new ConfigProblem(name, value, e.getMessage()));
-        }
-    }
-
-    /** An object of field name → value (scalars), sorted by name so the lines go out in a stable order. */
-    private Map<String, String> fields(ConfigObject rules, String name, String key) {
-        ConfigValue value = rules.get(key);
-        if (value == null) {
-            return Map.of();
-        }
-        if (value.valueType() != ConfigValueType.OBJECT) {
-            problems.add(new ConfigProblem(name, value.render(), "an object of field names and values, e.g. { \"X-Env\" = \"prod\" }"));
-            return Map.of();
-        }
-        Map<String, String> fields = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
-        for (Map.Entry<String, ConfigValue> e : ((ConfigObject) value).entrySet()) {
-            ConfigValueType type = e.getValue().valueType();
-            if (type == ConfigValueType.OBJECT || type == ConfigValueType.LIST || type == ConfigValueType.NULL) {
-                problems.add(new ConfigProblem(name + "." + e.getKey(), e.getValue().render(), "a string value"));
-            } else if (fields.put(e.getKey(), String.valueOf(e.getValue().unwrapped())) != null) {
-                problems.add(new ConfigProblem(name + "." + e.getKey(), e.getValue().render(), "each name once (names are case-insensitive)"));
-            }
-        }
-        return new LinkedHashMap<>(fields);
-    }
-
     // --------------------------------------------------------------- rewrites
 
     private Rewrites rewrites(Config entry, String at) {
@@ -281,60 +181,6 @@ final class RoutesReader {
         return Rewrites.of(compiled);
     }
 
-    // ----------------------------------------------------------------- limits
-
-    /**
-     * A limits block at {@code path} of {@code within} ({@code name}: the key as the user wrote
-     * it); keys not given take reference.conf's proxy.limits defaults.
-     */
-    LimitSettings limits(Config within, String name, String path) {
-        if (within.getValue(path).valueType() != ConfigValueType.OBJECT) {
-            problems.add(new ConfigProblem(name, within.getValue(path).render(),
-                    "an object { requests-per-second = N, burst = N, key = \"client-address\" }"));
-            return LimitSettings.OFF;
-        }
-        Config block = within.getConfig(path);
-        for (String k : block.root().keySet()) {
-            if (!LIMIT_KEYS.contains(k)) {
-                problems.add(new ConfigProblem(name + "." + k, block.getValue(k).render(), "one of " + new java.util.TreeSet<>(LIMIT_KEYS)));
-            }
-        }
-        Config merged = block.withFallback(ConfigFactory.defaultReference().getConfig("proxy.limits"));
-        double rate = 0;
-        try {
-            rate = merged.getDouble("requests-per-second");
-        } catch (ConfigException e) {
-            rate = -1;
-        }
-        if (!(rate >= 0 && rate <= 1_000_000)) {
-            problems.add(new ConfigProblem(name + ".requests-per-second", merged.getValue("requests-per-second").render(),
-                    "a rate from 0 (off) to 1000000 requests per second, fractions allowed (0.5: one every 2 s)"));
-            rate = 0;
-        }
-        int burst = intIn(merged, name, "burst", 0, 1_000_000, "a count of requests from 0 to 1000000 allowed at once beyond the rate");
-        int maxKeys = intIn(merged, name, "max-keys", 1, 10_000_000, "a count of keys from 1 to 10000000");
-        LimitKey limitKey = LimitKey.CLIENT_ADDRESS;
-        try {
-            limitKey = LimitKey.parse(merged.getString("key"));
-        } catch (ConfigException | LimitKey.Invalid e) {
-            problems.add(new ConfigProblem(name + ".key", merged.getValue("key").render(), LimitKey.EXPECTED));
-        }
-        return rate == 0 ? LimitSettings.OFF : new LimitSettings(rate, burst, limitKey, maxKeys);
-    }
-
-    private int intIn(Config block, String name, String key, int min, int max, String expected) {
-        try {
-            int value = block.getInt(key);
-            if (value >= min && value <= max) {
-                return value;
-            }
-        } catch (ConfigException e) {
-            // reported below
-        }
-        problems.add(new ConfigProblem(name + "." + key, block.getValue(key).render(), expected));
-        return min;
-    }
-
     // ---------------------------------------------------------------- others
 
     private boolean flag(Config entry, String at, String key, boolean absent) {
@@ -364,6 +210,10 @@ final class RoutesReader {
                 return null;
             }
             String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+            if (Router.hasDotSegment(path)) {
+                problems.add(new ConfigProblem(key, url, "a path without . or .. segments in " + expected));
+                return null;
+            }
             String host = uri.getHost();
             if (groups.containsKey(host) && uri.getPort() == -1) {
                 // nginx's proxy_pass http://NAME/...: the group's servers carry the addresses.

@@ -2,8 +2,6 @@ package io.kodiak.exchange;
 
 import io.kodiak.http.RequestHead;
 import io.kodiak.http.RequestMethod;
-import io.kodiak.limits.LimitKey;
-import io.kodiak.log.AccessLogFormat;
 import io.kodiak.routing.HostName;
 import io.kodiak.routing.Rewrites;
 import io.kodiak.routing.Route;
@@ -35,6 +33,7 @@ public final class Admission {
             return new Decision(route, null, refusal, generation, host, number, 0);
         }
 
+        /** The request id as text (only where it is written: a 5xx answer, a log line). */
         public String requestId() {
             return RequestIds.format(requestNumber);
         }
@@ -57,7 +56,7 @@ public final class Admission {
             return Decision.refused(ProxyError.NO_ROUTE, null, generation, host, number);
         }
         if (!generation.limits().isEmpty()) {
-            long wait = generation.limits().take(route, key -> keyOf(key, head, client), System.nanoTime());
+            long wait = generation.limits().take(route.name(), key -> LimitKeys.of(key, head, client), System.nanoTime());
             if (wait > 0) {
                 long seconds = Math.max(1, TimeUnit.NANOSECONDS.toSeconds(wait + TimeUnit.SECONDS.toNanos(1) - 1));
                 return new Decision(route, null, ProxyError.RATE_LIMITED, generation, host, number, seconds);
@@ -69,8 +68,9 @@ public final class Admission {
         } catch (Rewrites.TooCostly e) {
             return Decision.refused(ProxyError.REWRITE_TOO_COSTLY, route, generation, host, number);
         }
-        if (!route.rewrites().isEmpty() && Router.hasDotSegment(target.path())) {
-            // A rewrite's groups joined into a new "..": the upstream would resolve it.
+        if (Router.hasDotSegment(target.path())) {
+            // The mapping joined parts into a new "..": a rewrite's groups, or a prefix without a
+            // trailing slash ("/api" + "../admin" from "/api../admin"). The upstream would resolve it.
             return Decision.refused(ProxyError.DOT_SEGMENT, route, generation, host, number);
         }
         return new Decision(route, target, null, generation, host, number, 0);
@@ -84,30 +84,6 @@ public final class Admission {
         }
         int field = head.hostField();
         return field < 0 ? null : HostName.of(array, head.valueStart(field), head.valueEnd(field));
-    }
-
-    private static String keyOf(LimitKey key, RequestHead head, ClientSide client) {
-        if (key.byHeader()) {
-            String value = head.firstValue(key.headerName());
-            if (value != null && !value.isEmpty()) {
-                return value;
-            }
-        }
-        return client.address();
-    }
-
-    /** The values of the headers the access log names, or null when it names none. */
-    static String[] loggedHeaders(RequestHead head, Generation generation) {
-        AccessLogFormat format = generation.accessLog();
-        if (head == null || !format.logsHeaders()) {
-            return null;
-        }
-        String[] names = format.requestHeaders();
-        String[] values = new String[names.length];
-        for (int i = 0; i < names.length; i++) {
-            values[i] = head.firstValue(names[i]);
-        }
-        return values;
     }
 
     private ProxyError refusalFor(RequestHead head, Generation generation) {

@@ -616,7 +616,7 @@ public final class Exchange implements ResponseListener {
             // Outside the lock: once FAILED, nothing else writes to the client.
             client.write(LocalAnswer.of(error, null, request.isHead(), !keep ? LocalAnswer.Persistence.CLOSE
                     : request.http11() ? LocalAnswer.Persistence.NOTHING : LocalAnswer.Persistence.KEEP_ALIVE,
-                    request.requestId(), 0, memory));
+                    request.requestNumber(), 0, memory));
         }
         release(connection, from, false);
         LOG.warn("{} {} route={} upstream={} cause={} request_id={}: {}", request.methodName(), request.path(), route.name(),
@@ -836,8 +836,10 @@ public final class Exchange implements ResponseListener {
             last.end();
         }
         client.exchangeEnded(this, keepAlive);
-        services.drain().exchangeEnded();
+        // Recorded before the drain counts the exchange out: a stop waits for it, so the last
+        // exchanges' access-log lines and metrics are never lost to a stop.
         record();
+        services.drain().exchangeEnded();
     }
 
     /** Access log line and metrics, once per exchange. */

@@ -7,7 +7,7 @@ package io.kodiak.exchange;
 public interface ExchangeObserver {
     ExchangeObserver NONE = new ExchangeObserver() {
         @Override
-        public void onExchange(String routePrefix, String upstream, int status, long bytesIn, long bytesOut,
+        public void onExchange(String routeName, String upstream, int status, long bytesIn, long bytesOut,
                                long upstreamNanos, long totalNanos) {
         }
 
@@ -17,12 +17,12 @@ public interface ExchangeObserver {
     };
 
     /**
-     * An exchange ended. {@code routePrefix} and {@code upstream} (host:port) are null when Kodiak
+     * An exchange ended. {@code routeName} (Route.name) and {@code upstream} (host:port) are null when Kodiak
      * answered without a route; {@code status} is 499 when the client left first;
      * {@code upstreamNanos} is -1 when no request reached an upstream (else request sent to
      * first response byte, or to the end if none came).
      */
-    void onExchange(String routePrefix, String upstream, int status, long bytesIn, long bytesOut,
+    void onExchange(String routeName, String upstream, int status, long bytesIn, long bytesOut,
                     long upstreamNanos, long totalNanos);
 
     /** An error by cause: connect, connect_timeout, timeout, reset, pool_exhausted, client_abort, bad_request, ... */

@@ -3,6 +3,7 @@ package io.kodiak.exchange;
 import io.kodiak.http.RequestHead;
 import io.kodiak.http.RequestMethod;
 import io.kodiak.routing.HeaderVariable;
+import io.kodiak.routing.HostName;
 
 /**
  * What an exchange keeps of the client's request once its head has been read: the head's bytes
@@ -21,7 +22,7 @@ public record ForwardedRequest(RequestMethod method, String methodName, String p
                                Admission.Decision decision) {
         return new ForwardedRequest(head.method(), head.methodName(), head.path(), head.query(), head.isHttp11(),
                 head.wantsKeepAlive(), head.expectsContinue(), upgrade, head.isChunked(), clientAddress, tlsProtocol,
-                decision.host(), decision.requestNumber(), Admission.loggedHeaders(head, decision.generation()));
+                decision.host(), decision.requestNumber(), LoggedHeaders.of(head, decision.generation().accessLog()));
     }
 
     /** The client reached Kodiak over TLS: the request goes upstream with X-Forwarded-Proto: https. */
@@ -42,7 +43,7 @@ public record ForwardedRequest(RequestMethod method, String methodName, String p
         return switch (variable) {
             case REQUEST_ID -> requestId();
             case CLIENT_ADDR -> clientAddress;
-            case HOST -> host;
+            case HOST -> HostName.plain(host);
             case SCHEME -> secure() ? "https" : "http";
         };
     }

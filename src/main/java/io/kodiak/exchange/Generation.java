@@ -1,6 +1,7 @@
 package io.kodiak.exchange;
 
 import io.kodiak.config.ProxyConfig;
+import io.kodiak.limits.LimitSettings;
 import io.kodiak.limits.Limits;
 import io.kodiak.log.AccessLogFormat;
 import io.kodiak.routing.HeaderVariable;
@@ -10,6 +11,8 @@ import io.kodiak.upstream.UpstreamGroup;
 import io.kodiak.upstream.UpstreamGroups;
 
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * One loaded configuration as exchanges use it: routes, upstream groups, limits, timeouts and
@@ -36,7 +39,15 @@ public record Generation(long number, Instant loadedAt, ProxyConfig config, Rout
         boolean needsHost = router.usesHosts() || config.accessLog().uses(AccessLogFormat.Variable.HOST)
                 || config.routes().stream().anyMatch(Generation::rulesUseHost);
         return new Generation(number, Instant.now(), config, router, upstreams,
-                Limits.of(config.limits(), config.routes(), previous), needsHost);
+                Limits.of(config.limits(), routeLimits(config), previous), needsHost);
+    }
+
+    private static Map<String, LimitSettings> routeLimits(ProxyConfig config) {
+        Map<String, LimitSettings> byRoute = new HashMap<>();
+        for (Route route : config.routes()) {
+            byRoute.put(route.name(), route.limits());
+        }
+        return byRoute;
     }
 
     private static boolean rulesUseHost(Route route) {

@@ -16,19 +16,19 @@ public final class LocalAnswer {
 
     /**
      * The whole response for {@code error}, with what exactly was wrong after the reason when
-     * known. The answer to HEAD has no body. A 5xx answer names its {@code requestId} (when not
-     * null), so that a user's report can be found in the logs; {@code retryAfterSeconds} > 0 adds
-     * Retry-After (a 429's).
+     * known. The answer to HEAD has no body. A 5xx answer names the request id of {@code
+     * requestNumber} (0: none was taken), so that a user's report can be found in the logs;
+     * {@code retryAfterSeconds} > 0 adds Retry-After (a 429's).
      */
     public static Buffer of(ProxyError error, String detail, boolean headRequest, Persistence persistence,
-                            String requestId, long retryAfterSeconds, MemoryManager memory) {
+                            long requestNumber, long retryAfterSeconds, MemoryManager memory) {
         StringBuilder text = new StringBuilder(96).append(error.status).append(' ').append(error.text);
         if (detail != null) {
             text.append(": ").append(detail);
         }
         text.append('\n');
-        if (requestId != null && error.status >= 500) {
-            text.append("request id: ").append(requestId).append('\n');
+        if (requestNumber != 0 && error.status >= 500) {
+            text.append("request id: ").append(RequestIds.format(requestNumber)).append('\n');
         }
         byte[] bodyBytes = text.toString().getBytes(StandardCharsets.UTF_8);
         StringBuilder head = new StringBuilder(192)

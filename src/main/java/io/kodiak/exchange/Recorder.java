@@ -46,7 +46,7 @@ final class Recorder {
                     head == null ? null : head.query(), head == null ? null : protocol(head.isHttp11()), error.status,
                     0, 0, null, -1, elapsedNanos, tls, requestId, decision == null ? null : decision.host(),
                     tls == null ? "http" : "https", route == null ? null : route.name(),
-                    Admission.loggedHeaders(head, generation)));
+                    LoggedHeaders.of(head, format)));
         }
     }
 

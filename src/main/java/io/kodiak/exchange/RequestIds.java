@@ -17,6 +17,7 @@ public final class RequestIds {
     private RequestIds() {
     }
 
+    /** Never 0 (which callers use for "none taken"). */
     public static long next() {
         return NEXT.incrementAndGet();
     }

@@ -70,7 +70,8 @@ final class UpstreamRequestHead {
                     }
                 }
                 case HOST -> {
-                    if (route.preserveHost() && !head.hasAuthority()) {
+                    // A rule that sets Host writes the only Host line, preserve-host or not.
+                    if (route.preserveHost() && !head.hasAuthority() && !(ruled && rules.drops(FieldName.HOST))) {
                         out.fieldLine(head, i);
                         hostSent = true;
                     }

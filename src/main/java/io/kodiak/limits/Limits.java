@@ -1,9 +1,6 @@
 package io.kodiak.limits;
 
-import io.kodiak.routing.Route;
-
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -28,16 +25,19 @@ public final class Limits {
         this.routes = routes;
     }
 
-    /** The limiters for {@code global} and {@code routes}, taken from {@code previous} where unchanged. */
-    public static Limits of(LimitSettings global, List<Route> routes, Limits previous) {
+    /**
+     * The limiters for {@code global} and each route's ({@code byRoute}: by route name), taken from
+     * {@code previous} where unchanged.
+     */
+    public static Limits of(LimitSettings global, Map<String, LimitSettings> byRoute, Limits previous) {
         RequestLimiter globalLimiter = global.isOn() ? reuse(previous.global, global) : null;
-        Map<String, RequestLimiter> byRoute = new HashMap<>();
-        for (Route route : routes) {
-            if (route.limits().isOn()) {
-                byRoute.put(route.name(), reuse(previous.routes.get(route.name()), route.limits()));
+        Map<String, RequestLimiter> routeLimiters = new HashMap<>();
+        byRoute.forEach((name, settings) -> {
+            if (settings.isOn()) {
+                routeLimiters.put(name, reuse(previous.routes.get(name), settings));
             }
-        }
-        return globalLimiter == null && byRoute.isEmpty() ? NONE : new Limits(globalLimiter, Map.copyOf(byRoute));
+        });
+        return globalLimiter == null && routeLimiters.isEmpty() ? NONE : new Limits(globalLimiter, Map.copyOf(routeLimiters));
     }
 
     private static RequestLimiter reuse(RequestLimiter previous, LimitSettings settings) {
@@ -49,17 +49,17 @@ public final class Limits {
     }
 
     /**
-     * Takes a request for {@code route}: 0 when every limit on its way lets it pass, else the
-     * nanoseconds until it would have (proxy.limits is asked first, then the route's).
+     * Takes a request for the route named {@code routeName}: 0 when every limit on its way lets it
+     * pass, else the nanoseconds until it would have (proxy.limits is asked first, then the route's).
      */
-    public long take(Route route, Keys keys, long nowNanos) {
+    public long take(String routeName, Keys keys, long nowNanos) {
         if (global != null) {
             long wait = global.take(keys.keyFor(global.settings().key()), nowNanos);
             if (wait > 0) {
                 return wait;
             }
         }
-        RequestLimiter own = routes.isEmpty() ? null : routes.get(route.name());
+        RequestLimiter own = routes.isEmpty() ? null : routes.get(routeName);
         return own == null ? 0 : own.take(keys.keyFor(own.settings().key()), nowNanos);
     }
 

@@ -218,7 +218,10 @@ public final class AccessLogFormat {
             case ROUTE -> escaped(line, e.route());
             case TIME_ISO8601 -> line.append(ISO_TIME.format(local(e.timeMillis())));
             case TIME_LOCAL -> line.append(LOCAL_TIME.format(local(e.timeMillis())));
-            case MSEC -> line.append(e.timeMillis() / 1000).append('.').append(String.format("%03d", e.timeMillis() % 1000));
+            case MSEC -> {
+                long rest = e.timeMillis() % 1000;
+                line.append(e.timeMillis() / 1000).append('.').append(rest < 100 ? (rest < 10 ? "00" : "0") : "").append(rest);
+            }
             case HTTP -> throw new IllegalStateException("a header is an index, not a variable");
         }
     }
@@ -234,8 +237,11 @@ public final class AccessLogFormat {
         }
         escaped(line, e.path());
         if (e.query() != null) {
+            // As received: "/echo?" keeps its empty query (no "-" after the "?").
             line.append('?');
-            escaped(line, e.query());
+            if (!e.query().isEmpty()) {
+                escaped(line, e.query());
+            }
         }
     }
 

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * A route's rules for the fields of one direction (request-headers or response-headers): set
@@ -25,6 +26,8 @@ import java.util.Objects;
  */
 public final class HeaderRules {
     public static final HeaderRules NONE = new HeaderRules(Map.of(), List.of(), List.of());
+    private static final Pattern HOST_VALUE =
+            Pattern.compile("(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9._~-]+)(:[0-9]{1,5})?");
 
     /** Raised for a rule that cannot be applied; the message says what was expected. */
     public static final class Invalid extends Exception {
@@ -84,6 +87,11 @@ public final class HeaderRules {
         for (Map.Entry<String, String> e : set.entrySet()) {
             checkName(e.getKey(), request, "set");
             ValueTemplate value = ValueTemplate.parse(e.getValue());
+            if (request && e.getKey().equalsIgnoreCase("host") && !value.hasVariables()
+                    && !HOST_VALUE.matcher(e.getValue()).matches()) {
+                // The upstream reads this as the request's authority: one host, an optional port.
+                throw new Invalid("a Host value of one host name or address and an optional :port");
+            }
             String lower = e.getKey().toLowerCase(Locale.ROOT);
             dropped.add(lower);
             if (!removed.contains(lower)) {

@@ -44,6 +44,29 @@ public final class HostName {
         return new String(lower, StandardCharsets.ISO_8859_1);
     }
 
+    /**
+     * {@code host} when it is a plain name (letters, digits, '-', '.', '_') or a bracketed IPv6
+     * literal, else "" : the Host grammar also admits sub-delimiters (",", ";", "=" ...) and
+     * percent-escapes, which a header rule's value such as "for=${client_addr};host=${host}" must
+     * not carry into a field another parser splits on them.
+     */
+    public static String plain(String host) {
+        if (host == null) {
+            return null;
+        }
+        if (host.startsWith("[")) {
+            return host.chars().allMatch(c -> c == '[' || c == ']' || c == ':' || c == '.' || Character.digit(c, 16) >= 0 && c < 0x80)
+                    ? host : "";
+        }
+        for (int i = 0; i < host.length(); i++) {
+            char c = host.charAt(i);
+            if (!(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_')) {
+                return "";
+            }
+        }
+        return host;
+    }
+
     /** The same rules for a name given as text (a configured host, a TLS server name). */
     public static String of(String host) {
         byte[] bytes = host.getBytes(StandardCharsets.ISO_8859_1);

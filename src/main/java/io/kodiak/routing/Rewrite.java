@@ -7,8 +7,9 @@ import java.util.regex.PatternSyntaxException;
 /**
  * One {@code rewrite} rule: a regular expression searched in the client's path (without its
  * query), and the upstream target that replaces the whole path when it is found (nginx's
- * {@code rewrite}): {@code $1}..{@code $9} stand for its groups. A replacement with a {@code ?}
- * carries its own query (a bare trailing {@code ?} sends none); without one the client's query is kept.
+ * {@code rewrite}): {@code $1}..{@code $9} stand for its groups ({@code $0} the match). A
+ * replacement with a {@code ?} carries its own query instead of the client's (nginx would append
+ * the client's after it); a bare trailing {@code ?} sends none; without one the client's query is kept.
  */
 public final class Rewrite {
     /** Characters a replacement may hold besides $N: a path's and a query's (RFC 3986 pchar, "/", "?", "%"). */
@@ -48,7 +49,8 @@ public final class Rewrite {
         for (int i = 0; i < replace.length(); i++) {
             char c = replace.charAt(i);
             if (c == '$') {
-                int group = i + 1 < replace.length() ? Character.digit(replace.charAt(i + 1), 10) : -1;
+                char digit = i + 1 < replace.length() ? replace.charAt(i + 1) : ' ';
+                int group = digit >= '0' && digit <= '9' ? digit - '0' : -1;
                 if (group < 0 || group > groups) {
                     throw new Invalid(false, "$0.." + "$" + groups + " only: the expression has " + groups + " group(s)");
                 }
@@ -56,6 +58,11 @@ public final class Rewrite {
             } else if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || TARGET_CHARS.indexOf(c) >= 0)) {
                 throw new Invalid(false, "a replacement of characters allowed in a path and query (not '" + c + "')");
             }
+        }
+        int question = replace.indexOf('?');
+        String literalPath = (question < 0 ? replace : replace.substring(0, question)).replaceAll("\\$[0-9]", "x");
+        if (Router.hasDotSegment(literalPath)) {
+            throw new Invalid(false, "a replacement without . or .. segments (every request would be refused)");
         }
         return new Rewrite(match, replace, pattern);
     }
@@ -67,18 +74,42 @@ public final class Rewrite {
             return null;
         }
         StringBuilder target = new StringBuilder(replace.length() + 32);
+        boolean inQuery = false;
         for (int i = 0; i < replace.length(); i++) {
             char c = replace.charAt(i);
             if (c == '$') {
                 String group = m.group(replace.charAt(++i) - '0');
                 if (group != null) {
-                    target.append(group);
+                    appendGroup(target, group, inQuery);
                 }
             } else {
+                inQuery |= c == '?';
                 target.append(c);
             }
         }
         return target.toString();
+    }
+
+    /**
+     * A group's text; in the query, with the characters that separate parameters percent-encoded,
+     * so that "/u/1&admin=1" rewritten to "/user?id=$1" is one parameter, not two (nginx escapes
+     * captures in arguments too).
+     */
+    private static void appendGroup(StringBuilder target, String group, boolean inQuery) {
+        if (!inQuery) {
+            target.append(group);
+            return;
+        }
+        for (int i = 0; i < group.length(); i++) {
+            char c = group.charAt(i);
+            switch (c) {
+                case '&' -> target.append("%26");
+                case '=' -> target.append("%3D");
+                case '+' -> target.append("%2B");
+                case ';' -> target.append("%3B");
+                default -> target.append(c);
+            }
+        }
     }
 
     public String match() {

@@ -7,7 +7,8 @@ import java.util.List;
  * upstream target, and without one the route's prefix mapping applies. The expressions come from
  * the configuration but the paths from clients: a pattern prone to catastrophic backtracking must
  * not let one request hold an I/O thread, so each match reads the path through a counter and gives
- * up past a budget of character reads ({@link TooCostly}).
+ * up past a budget of character reads ({@link TooCostly}); a match that runs out of stack (deep
+ * recursion in java.util.regex on a long path) gives up the same way.
  */
 public final class Rewrites {
     public static final Rewrites NONE = new Rewrites(List.of());
@@ -46,7 +47,15 @@ public final class Rewrites {
     public Target apply(String path, String query) {
         CountedPath counted = new CountedPath(path);
         for (Rewrite rule : rules) {
-            String target = rule.apply(counted);
+            String target;
+            try {
+                target = rule.apply(counted);
+            } catch (StackOverflowError e) {
+                // java.util.regex recurses once per pass of a loop over an alternation, so a few
+                // thousand characters can exhaust the thread's stack before the read budget: the
+                // same answer, and the stack is unwound by the time this runs.
+                throw new TooCostly();
+            }
             if (target != null) {
                 int question = target.indexOf('?');
                 if (question < 0) {

@@ -15,10 +15,18 @@ import java.util.List;
  */
 public record Route(List<HostPattern> hosts, String prefix, UpstreamTarget target, boolean preserveHost,
                     String upstreamUrl, boolean upgrade, String group, HeaderRules requestHeaders,
-                    HeaderRules responseHeaders, Rewrites rewrites, LimitSettings limits) {
+                    HeaderRules responseHeaders, Rewrites rewrites, LimitSettings limits, String name) {
 
     public Route {
         hosts = List.copyOf(hosts);
+    }
+
+    /** {@code name} made from the hosts and prefix (see {@link #name()}): computed once, asked on every request. */
+    public Route(List<HostPattern> hosts, String prefix, UpstreamTarget target, boolean preserveHost,
+                 String upstreamUrl, boolean upgrade, String group, HeaderRules requestHeaders,
+                 HeaderRules responseHeaders, Rewrites rewrites, LimitSettings limits) {
+        this(hosts, prefix, target, preserveHost, upstreamUrl, upgrade, group, requestHeaders, responseHeaders,
+                rewrites, limits, nameOf(hosts, prefix));
     }
 
     public Route(String prefix, UpstreamTarget target, boolean preserveHost, String upstreamUrl) {
@@ -27,10 +35,10 @@ public record Route(List<HostPattern> hosts, String prefix, UpstreamTarget targe
     }
 
     /**
-     * How logs, metrics and reload reports name the route: its prefix, after its hosts when it
-     * has any ("api.example.com/v1/"; several joined by commas).
+     * How logs, metrics, limits and reload reports name the route: its prefix, after its hosts
+     * when it has any ("api.example.com/v1/"; several joined by commas).
      */
-    public String name() {
+    private static String nameOf(List<HostPattern> hosts, String prefix) {
         if (hosts.isEmpty()) {
             return prefix;
         }

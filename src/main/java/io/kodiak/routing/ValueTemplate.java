@@ -57,6 +57,15 @@ final class ValueTemplate {
         return new ValueTemplate(text, parts.toArray());
     }
 
+    boolean hasVariables() {
+        for (Object part : parts) {
+            if (part instanceof HeaderVariable) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     boolean uses(HeaderVariable variable) {
         for (Object part : parts) {
             if (part == variable) {

@@ -30,7 +30,10 @@ public final class SniKeyManager extends X509ExtendedKeyManager {
      * handshake that chose an alias just before a reload still gets that alias's own key and
      * chain (the JDK asks for the alias, the key and the chain in three calls).
      */
-    private record Generation(int number, List<Entry> entries, Generation previous) {
+    private record Generation(int number, List<Entry> entries, Generation previous, CertificateNames names) {
+        Generation(int number, List<Entry> entries, Generation previous) {
+            this(number, entries, previous, CertificateNames.ofEntries(entries));
+        }
     }
 
     private static final String DEFAULT = "default";
@@ -53,7 +56,7 @@ public final class SniKeyManager extends X509ExtendedKeyManager {
         int chosen = 0;
         SSLSession handshake = engine == null ? null : engine.getHandshakeSession();
         if (handshake instanceof ExtendedSSLSession session) {
-            chosen = byName(set.entries(), requestedName(session.getRequestedServerNames()));
+            chosen = set.names().certificateFor(requestedName(session.getRequestedServerNames()));
         }
         return keyFits(set.entries().get(chosen).material().key().getAlgorithm(), keyType) ? alias(chosen, set) : null;
     }
@@ -69,11 +72,7 @@ public final class SniKeyManager extends X509ExtendedKeyManager {
 
     /** The entry for {@code name}: exact first, then the wildcard, else 0 (the default). */
     static int byName(List<Entry> entries, String name) {
-        List<List<String>> names = new java.util.ArrayList<>(entries.size());
-        for (int i = 1; i < entries.size(); i++) {
-            names.add(entries.get(i).names());
-        }
-        return new CertificateNames(names).certificateFor(name);
+        return CertificateNames.ofEntries(entries).certificateFor(name);
     }
 
     /** The server name the client asked for in its handshake (lower case), or null. */

@@ -82,4 +82,23 @@ class RequestLimitTest {
             assertEquals(429, get(raw, "/7").status());
         }
     }
+
+    @Test
+    void aHeaderValueCannotDrainTheBucketOfAnAddress() throws Exception {
+        try (RecordingUpstream upstream = new RecordingUpstream(RecordingUpstream.ECHO);
+             ProxyHarness proxy = ProxyHarness.start("""
+                     proxy.routes = [ { prefix = "/", upstream = "%s" } ]
+                     proxy.limits { requests-per-second = 0.01, burst = 0, key = "header:X-Api-Key" }
+                     """.formatted(upstream.url("/")));
+             RawHttp raw = new RawHttp(proxy.port())) {
+            // A key equal to this client's address is a key like any other: a bucket of its own.
+            assertEquals(200, get(raw, "/1", "X-Api-Key: 127.0.0.1").status());
+            assertEquals(200, get(raw, "/2").status());
+            assertEquals(429, get(raw, "/3").status());
+            // A long key (kept as its digest) limits as well as a short one.
+            String longKey = "k".repeat(5000);
+            assertEquals(200, get(raw, "/4", "X-Api-Key: " + longKey).status());
+            assertEquals(429, get(raw, "/5", "X-Api-Key: " + longKey).status());
+        }
+    }
 }

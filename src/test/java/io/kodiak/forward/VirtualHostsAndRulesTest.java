@@ -218,6 +218,84 @@ class VirtualHostsAndRulesTest {
     }
 
     @Test
+    void aPathTheRewritesCannotAffordIsRefusedAndTheNextClientServed() throws Exception {
+        try (RecordingUpstream one = upstream("one");
+             ProxyHarness costly = ProxyHarness.start("""
+                     proxy.routes = [ { prefix = "/", upstream = "%s",
+                                        rewrite = [ { match = "^/((?:[a-z0-9]|/)+)$", replace = "/x/$1" } ] } ]
+                     """.formatted(one.url("/")))) {
+            // java.util.regex recurses once per character here: a long path would exhaust the stack.
+            String longPath = "/" + "abcdefgh/".repeat(600);
+            try (RawHttp raw = new RawHttp(costly.port())) {
+                raw.send("GET " + longPath + " HTTP/1.1\r\nHost: a.test\r\n\r\n");
+                RawHttp.Response refused = raw.read();
+                assertEquals(400, refused.status(), refused.toString());
+                assertTrue(raw.closedByPeer());
+            }
+            try (RawHttp raw = new RawHttp(costly.port())) {
+                raw.send("GET /short/path HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n");
+                assertEquals("one /x/short/path", raw.read().bodyText());
+            }
+            assertEquals(1, one.received().size(), "nothing forwarded for the refused path");
+        }
+    }
+
+    @Test
+    void aSetHostWinsOverPreserveHostWithOneHostLine() throws Exception {
+        try (RecordingUpstream one = upstream("one");
+             ProxyHarness both = ProxyHarness.start("""
+                     proxy.routes = [ { prefix = "/", upstream = "%s", preserve-host = true,
+                                        request-headers { set { "Host" = "backend.internal:8080" } } } ]
+                     """.formatted(one.url("/")));
+             RawHttp raw = new RawHttp(both.port())) {
+            raw.send("GET /h HTTP/1.1\r\nHost: client.test\r\nConnection: close\r\n\r\n");
+            assertEquals(200, raw.read().status());
+            RecordingUpstream.Received received = one.received().get(0);
+            assertEquals(1, received.count("Host"), received.headers().toString());
+            assertEquals("backend.internal:8080", received.header("Host"));
+            assertEquals(List.of(), one.violations());
+        }
+    }
+
+    @Test
+    void aPrefixWithoutATrailingSlashCannotBeTurnedIntoADotSegment() throws Exception {
+        try (RecordingUpstream one = upstream("one");
+             ProxyHarness mapped = ProxyHarness.start("""
+                     proxy.routes = [ { prefix = "/api", upstream = "%s" } ]
+                     """.formatted(one.url("/v1/")))) {
+            for (String target : List.of("/api../admin", "/api%2e%2e/admin", "/api./x")) {
+                try (RawHttp raw = new RawHttp(mapped.port())) {
+                    raw.send("GET " + target + " HTTP/1.1\r\nHost: a.test\r\n\r\n");
+                    assertEquals(400, raw.read().status(), target);
+                }
+            }
+            try (RawHttp raw = new RawHttp(mapped.port())) {
+                raw.send("GET /api/x HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n");
+                assertEquals("one /v1//x", raw.read().bodyText());
+            }
+            assertEquals(1, one.received().size(), "nothing forwarded for the refused paths");
+        }
+    }
+
+    @Test
+    void theHostVariableCarriesOnlyAPlainName() throws Exception {
+        try (RecordingUpstream one = upstream("one");
+             ProxyHarness forwarded = ProxyHarness.start("""
+                     proxy.routes = [ { prefix = "/", upstream = "%s",
+                                        request-headers { set { "Forwarded" = "for=${client_addr};host=${host}" } } } ]
+                     """.formatted(one.url("/")));
+             RawHttp raw = new RawHttp(forwarded.port())) {
+            raw.send("GET /1 HTTP/1.1\r\nHost: Plain.Test:80\r\n\r\n");
+            raw.read();
+            // Sub-delimiters are valid in a Host, but would add parameters to the field the rule writes.
+            raw.send("GET /2 HTTP/1.1\r\nHost: a;for=6.6.6.6\r\nConnection: close\r\n\r\n");
+            raw.read();
+            assertEquals("for=127.0.0.1;host=plain.test", one.received().get(0).header("Forwarded"));
+            assertEquals("for=127.0.0.1;host=", one.received().get(1).header("Forwarded"));
+        }
+    }
+
+    @Test
     void aReloadChangesHostsAndRulesForTheNextRequests() throws Exception {
         try (RecordingUpstream one = upstream("one"); RecordingUpstream two = upstream("two");
              ProxyHarness reloaded = ProxyHarness.start("""

@@ -146,8 +146,13 @@ class TlsListenerTest {
             String response = exchange(socket, "GET /x HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n");
             assertTrue(response.startsWith("HTTP/1.1 200"), response);
         }
+        // An HTTP/1.0 request without Host names no host: the host-less routes serve it.
+        try (SSLSocket socket = connect(certs.clientContext(null), "api.example.com")) {
+            String response = exchange(socket, "GET /y HTTP/1.0\r\n\r\n");
+            assertTrue(response.startsWith("HTTP/1.1 200"), response);
+        }
         List<String> targets = upstream.received().stream().map(RecordingUpstream.Received::target).toList();
-        assertEquals(List.of("/api/x", "/org/x", "/any/x"), targets, "nothing forwarded for the misdirected request");
+        assertEquals(List.of("/api/x", "/org/x", "/any/x", "/any/y"), targets, "nothing forwarded for the misdirected request");
     }
 
     @Test
