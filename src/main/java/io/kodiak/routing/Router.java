@@ -63,11 +63,6 @@ public final class Router {
         return !exact.isEmpty() || wildcardSuffixes.length > 0;
     }
 
-    /** The route for a request without regard to its host (the host-less routes only). */
-    public Route match(String path) {
-        return longestPrefix(anyHost, path);
-    }
-
     /** The route for {@code path} on {@code host} (a {@link HostName}, null when the request named none), or null. */
     public Route match(String host, String path) {
         return longestPrefix(routesFor(host), path);

@@ -190,7 +190,7 @@ class ReloadTest {
 
             proxy.reload(routes(kept, route("/b/", server(1).url())) + "proxy.listener.max-body-size = 1m\n");
 
-            assertSame(pool, proxy.kodiak().upstreams().groupFor(proxy.kodiak().generation().router().match("/x"))
+            assertSame(pool, proxy.kodiak().upstreams().groupFor(proxy.kodiak().generation().router().match(null, "/x"))
                     .servers().get(0).pool());
             assertEquals(1, pool.idleConnections(), "the idle connection stays pooled");
             assertEquals(200, get("/status/200").statusCode());

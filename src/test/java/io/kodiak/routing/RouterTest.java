@@ -17,14 +17,14 @@ class RouterTest {
     @Test
     void longestPrefixWinsWhateverTheOrder() {
         Router router = new Router(List.of(route("/", "/root"), route("/api/v1/", "/one/"), route("/api/", "/any/")));
-        assertEquals("/api/v1/", router.match("/api/v1/users").prefix());
-        assertEquals("/api/", router.match("/api/v2").prefix());
-        assertEquals("/", router.match("/other").prefix());
+        assertEquals("/api/v1/", router.match(null, "/api/v1/users").prefix());
+        assertEquals("/api/", router.match(null, "/api/v2").prefix());
+        assertEquals("/", router.match(null, "/other").prefix());
     }
 
     @Test
     void noMatchIsNull() {
-        assertNull(new Router(List.of(route("/only", "/x"))).match("/else"));
+        assertNull(new Router(List.of(route("/only", "/x"))).match(null, "/else"));
     }
 
     @Test

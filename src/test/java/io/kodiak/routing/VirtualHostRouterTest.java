@@ -161,7 +161,7 @@ class VirtualHostRouterTest {
         Router router = router(route("root", "/"), route("api", "/api/"));
         assertFalse(router.usesHosts());
         assertEquals("api", label(router.match("whatever.example.com", "/api/x")));
-        assertEquals("api", label(router.match("/api/x")));
+        assertEquals("api", label(router.match(null, "/api/x")));
     }
 
     @Test
@@ -174,7 +174,7 @@ class VirtualHostRouterTest {
     @Test
     void matchWithoutAHostUsesOnlyTheHostlessRoutes() throws Exception {
         Router router = router(route("api", "/", "api.example.com"));
-        assertNull(router.match("/"));
+        assertNull(router.match(null, "/"));
     }
 
     @Test
