@@ -66,7 +66,13 @@ daemon_start() {
   echo "--- $(date '+%Y-%m-%d %H:%M:%S') starting $name: $*" >>"$logfile"
   # setsid: no controlling terminal, so no hang-up reaches the daemon from one. Not nohup: it would
   # ignore SIGHUP for good, and the JVM then cannot take it over (bin/proxy.sh reload sends it).
-  setsid "$@" >>"$logfile" 2>&1 </dev/null &
+  # A caller may itself run under nohup (or another parent that ignores SIGHUP), and an ignored
+  # signal stays ignored across exec: env --default-signal (coreutils 8.31+) restores it first.
+  local restore=()
+  if env --default-signal=HUP true 2>/dev/null; then
+    restore=(env --default-signal=HUP)
+  fi
+  setsid ${restore[@]+"${restore[@]}"} "$@" >>"$logfile" 2>&1 </dev/null &
   pid=$!
   echo "$pid" >"$pidfile"
   daemon_wait_port "$host" "$port" "$pid" "$seconds"

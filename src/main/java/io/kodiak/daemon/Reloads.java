@@ -35,7 +35,13 @@ final class Reloads {
     static Reloads onSignal(CountDownLatch started) {
         Reloads reloads = new Reloads(started);
         try {
-            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> reloads.thread.execute(reloads::reloadOnce));
+            sun.misc.SignalHandler before =
+                    sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> reloads.thread.execute(reloads::reloadOnce));
+            if (before == sun.misc.SignalHandler.SIG_IGN) {
+                // The JVM leaves a signal its parent ignored (nohup) ignored: reloads would never arrive.
+                LOG.warn("SIGHUP was ignored by the process that started Kodiak (nohup?): reload needs a restart;"
+                        + " start it with bin/proxy.sh, which restores SIGHUP");
+            }
         } catch (IllegalArgumentException e) {
             // The JVM keeps SIGHUP for itself (-Xrs, or a platform without it): reload by restart only.
             LOG.warn("SIGHUP is not available to Kodiak ({}): a configuration change needs a restart", e.getMessage());

@@ -119,7 +119,9 @@ class ProxyScriptIT {
         assertContains(stopAgain.output(), "Kodiak is not running");
     }
 
+    /** Longer than the script's own 60 s wait for an answer, so that a reload left unanswered fails with the script's message and the log. */
     @Test
+    @org.junit.jupiter.api.Timeout(150)
     void reloadAppliesAChangeRefusesABadFileAndAnswersSighup() throws Exception {
         assertEquals(0, proxy.run("start").exitCode());
         long pid = proxy.pid().orElseThrow();
@@ -128,7 +130,7 @@ class ProxyScriptIT {
                 + upstream.url("/status/") + "\" }, {"));
 
         ProxyScript.Result reloaded = proxy.run("reload");
-        assertEquals(0, reloaded.exitCode(), reloaded.output());
+        assertEquals(0, reloaded.exitCode(), () -> reloaded.output() + "\n--- kodiak.log ---\n" + logTail());
         assertContains(reloaded.output(), "Kodiak reloaded: configuration generation 2 from " + proxy.conf);
         assertContains(reloaded.output(), "route added: /b/ -> " + upstream.url("/status/"));
         assertEquals(204, get(proxy.port, "/b/204").statusCode(), "the new route serves");
@@ -299,6 +301,16 @@ class ProxyScriptIT {
             assertFalse(Files.exists(proxy.base.resolve("proxy.pid")), "the JVM removes the pid file it was started with");
         } finally {
             foreground.destroyForcibly();
+        }
+    }
+
+    /** The end of the instance's application log, for a failure's message. */
+    private String logTail() {
+        try {
+            List<String> lines = Files.readAllLines(proxy.base.resolve("logs/kodiak.log"));
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        } catch (java.io.IOException e) {
+            return "(no kodiak.log: " + e + ")";
         }
     }
 }
