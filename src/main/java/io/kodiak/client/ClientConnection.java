@@ -357,7 +357,7 @@ final class ClientConnection implements ClientSide {
         boolean skipBody = keep && head.hasBody();
         connection.write(LocalAnswer.of(error, null, headRequest,
                 keep ? (head.isHttp11() ? LocalAnswer.Persistence.NOTHING : LocalAnswer.Persistence.KEEP_ALIVE)
-                        : LocalAnswer.Persistence.CLOSE, decision.requestNumber(), decision.retryAfterSeconds(),
+                        : LocalAnswer.Persistence.CLOSE, decision.requestNumberFor5xx(), decision.retryAfterSeconds(),
                 connection.getMemoryManager()));
         if (!keep) {
             synchronized (this) {

@@ -25,12 +25,18 @@ public final class Admission {
      * The route and upstream target for a head, or the refusal that answers it. {@code
      * generation}: the configuration both were decided by, which the exchange keeps to its end;
      * {@code host}: the request's host name when the generation needs it; {@code requestNumber}:
-     * its request id; {@code retryAfterSeconds}: with a 429, when to come back.
+     * its request id (0: none taken, as nothing writes one unless the answer is a 5xx);
+     * {@code retryAfterSeconds}: with a 429, when to come back.
      */
     public record Decision(Route route, Rewrites.Target target, ProxyError refusal, Generation generation, String host,
                            long requestNumber, long retryAfterSeconds) {
         static Decision refused(ProxyError refusal, Route route, Generation generation, String host, long number) {
             return new Decision(route, null, refusal, generation, host, number, 0);
+        }
+
+        /** The request's id number for a 5xx answer to it: its own, or one taken now (0 for other answers). */
+        public long requestNumberFor5xx() {
+            return requestNumber != 0 || refusal == null || refusal.status < 500 ? requestNumber : RequestIds.next();
         }
 
         /** The request id as text (only where it is written: a 5xx answer, a log line). */
@@ -41,7 +47,8 @@ public final class Admission {
 
     public Decision decide(RequestHead head, ClientSide client) {
         Generation generation = services.generation();
-        long number = RequestIds.next();
+        // 0 until needed: a shared counter is a contended cache line per request on every core.
+        long number = generation.needsRequestId() ? RequestIds.next() : 0;
         String host = generation.needsHost() ? hostOf(head) : null;
         ProxyError refusal = refusalFor(head, generation);
         if (refusal != null) {
@@ -68,7 +75,7 @@ public final class Admission {
         } catch (Rewrites.TooCostly e) {
             return Decision.refused(ProxyError.REWRITE_TOO_COSTLY, route, generation, host, number);
         }
-        if (Router.hasDotSegment(target.path())) {
+        if (route.mappingMayJoinSegments() && Router.hasDotSegment(target.path())) {
             // The mapping joined parts into a new "..": a rewrite's groups, or a prefix without a
             // trailing slash ("/api" + "../admin" from "/api../admin"). The upstream would resolve it.
             return Decision.refused(ProxyError.DOT_SEGMENT, route, generation, host, number);

@@ -610,17 +610,19 @@ public final class Exchange implements ResponseListener {
                 status = error.status;
             }
         }
+        // The request's id when it took one, else one taken now: the answer and the WARN line name the same.
+        long requestNumber = request.requestNumber() != 0 ? request.requestNumber() : RequestIds.next();
         // Counted before the answer leaves: a client that reads it and then asks /metrics finds it.
         services.onError(error);
         if (answer) {
             // Outside the lock: once FAILED, nothing else writes to the client.
             client.write(LocalAnswer.of(error, null, request.isHead(), !keep ? LocalAnswer.Persistence.CLOSE
                     : request.http11() ? LocalAnswer.Persistence.NOTHING : LocalAnswer.Persistence.KEEP_ALIVE,
-                    request.requestNumber(), 0, memory));
+                    requestNumber, 0, memory));
         }
         release(connection, from, false);
         LOG.warn("{} {} route={} upstream={} cause={} request_id={}: {}", request.methodName(), request.path(), route.name(),
-                serversTried == null ? route.upstreamUrl() : serversTried, error.cause, request.requestId(), detail);
+                serversTried == null ? route.upstreamUrl() : serversTried, error.cause, RequestIds.format(requestNumber), detail);
         end(keep);
     }
 

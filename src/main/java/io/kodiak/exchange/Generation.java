@@ -20,10 +20,12 @@ import java.util.Map;
  * arrives and keeps it to its end, so a reload changes what exchanges starting after it do and
  * nothing of those in flight. {@code number}: 1 for the configuration Kodiak started with, one
  * more per applied reload. {@code needsHost}: some route, rule or the log format looks at the
- * request's host name, so it is read from the head (otherwise it never is).
+ * request's host name, so it is read from the head (otherwise it never is). {@code
+ * needsRequestId}: a rule or the log format writes request ids, so every request takes one when
+ * admitted (otherwise only a request that gets a 5xx answer does, when it gets it).
  */
 public record Generation(long number, Instant loadedAt, ProxyConfig config, Router router, UpstreamGroups upstreams,
-                         Limits limits, boolean needsHost) {
+                         Limits limits, boolean needsHost, boolean needsRequestId) {
 
     public static Generation first(ProxyConfig config, UpstreamGroups upstreams) {
         return of(1, config, upstreams, Limits.NONE);
@@ -37,9 +39,11 @@ public record Generation(long number, Instant loadedAt, ProxyConfig config, Rout
     private static Generation of(long number, ProxyConfig config, UpstreamGroups upstreams, Limits previous) {
         Router router = new Router(config.routes());
         boolean needsHost = router.usesHosts() || config.accessLog().uses(AccessLogFormat.Variable.HOST)
-                || config.routes().stream().anyMatch(Generation::rulesUseHost);
+                || config.routes().stream().anyMatch(route -> rulesUse(route, HeaderVariable.HOST));
+        boolean needsRequestId = config.accessLog().uses(AccessLogFormat.Variable.REQUEST_ID)
+                || config.routes().stream().anyMatch(route -> rulesUse(route, HeaderVariable.REQUEST_ID));
         return new Generation(number, Instant.now(), config, router, upstreams,
-                Limits.of(config.limits(), routeLimits(config), previous), needsHost);
+                Limits.of(config.limits(), routeLimits(config), previous), needsHost, needsRequestId);
     }
 
     private static Map<String, LimitSettings> routeLimits(ProxyConfig config) {
@@ -50,8 +54,8 @@ public record Generation(long number, Instant loadedAt, ProxyConfig config, Rout
         return byRoute;
     }
 
-    private static boolean rulesUseHost(Route route) {
-        return route.requestHeaders().uses(HeaderVariable.HOST) || route.responseHeaders().uses(HeaderVariable.HOST);
+    private static boolean rulesUse(Route route, HeaderVariable variable) {
+        return route.requestHeaders().uses(variable) || route.responseHeaders().uses(variable);
     }
 
     UpstreamGroup groupFor(Route route) {

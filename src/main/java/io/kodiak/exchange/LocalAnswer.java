@@ -17,7 +17,7 @@ public final class LocalAnswer {
     /**
      * The whole response for {@code error}, with what exactly was wrong after the reason when
      * known. The answer to HEAD has no body. A 5xx answer names the request id of {@code
-     * requestNumber} (0: none was taken), so that a user's report can be found in the logs;
+     * requestNumber} (0: none), so that a user's report can be found in the logs;
      * {@code retryAfterSeconds} > 0 adds Retry-After (a 429's).
      */
     public static Buffer of(ProxyError error, String detail, boolean headRequest, Persistence persistence,

@@ -60,6 +60,16 @@ public record Route(List<HostPattern> hosts, String prefix, UpstreamTarget targe
     }
 
     /**
+     * True when the upstream path may hold a "." or ".." segment the client's path had not: a
+     * rewrite joins groups freely, and a prefix without a trailing slash joins the base path's last
+     * segment to the client's ("/api" + "../admin" from "/api../admin"). With a prefix ending in "/"
+     * the client's segments arrive whole after a base path checked at load.
+     */
+    public boolean mappingMayJoinSegments() {
+        return !rewrites.isEmpty() || !prefix.endsWith("/");
+    }
+
+    /**
      * The upstream path and query for a request: the first rewrite rule found in {@code
      * requestPath}, else the prefix mapping with the client's query.
      *

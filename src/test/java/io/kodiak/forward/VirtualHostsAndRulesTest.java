@@ -353,6 +353,28 @@ class VirtualHostsAndRulesTest {
     }
 
     @Test
+    void a5xxAnswerNamesARequestIdEvenWhenNothingElseWritesThem() throws Exception {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        try (ProxyHarness plain = ProxyHarness.start("""
+                proxy.routes = [ { prefix = "/", upstream = "http://127.0.0.1:%d/" }, { prefix = "/gone/", upstream = "http://127.0.0.1:%d/" } ]
+                """.formatted(closedPort, closedPort));
+             RawHttp raw = new RawHttp(plain.port())) {
+            raw.send("GET /down HTTP/1.1\r\nHost: a.test\r\n\r\n");
+            String first = raw.read().bodyText();
+            raw.send("GET /gone/x HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n");
+            String second = raw.read().bodyText();
+            Matcher one = Pattern.compile("request id: ([0-9a-f]{32})").matcher(first);
+            Matcher two = Pattern.compile("request id: ([0-9a-f]{32})").matcher(second);
+            assertTrue(one.find(), first);
+            assertTrue(two.find(), second);
+            assertTrue(!one.group(1).equals(two.group(1)), "two requests, two ids");
+        }
+    }
+
+    @Test
     void theJsonAccessLogWritesOneObjectPerRequest() throws Exception {
         Logger access = (Logger) LoggerFactory.getLogger("kodiak.access");
         ListAppender<ILoggingEvent> lines = new ListAppender<>();
