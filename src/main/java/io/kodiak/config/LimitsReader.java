@@ -59,8 +59,9 @@ final class LimitsReader {
             problems.add(new ConfigProblem(name + ".requests-per-second", "(missing)",
                     "a rate for this route's limit (its other keys do nothing without one; 0 turns it off)"));
         }
-        int burst = intIn(merged, name, "burst", 0, 1_000_000, "a count of requests from 0 to 1000000 allowed at once beyond the rate");
-        int maxKeys = intIn(merged, name, "max-keys", 1, 10_000_000, "a count of keys from 1 to 10000000");
+        ConfigReader keys = new ConfigReader(merged, problems).entry(merged, name);
+        int burst = keys.intInRange("burst", 0, 1_000_000, "a count of requests from 0 to 1000000 allowed at once beyond the rate");
+        int maxKeys = keys.intInRange("max-keys", 1, 10_000_000, "a count of keys from 1 to 10000000");
         LimitKey limitKey = LimitKey.CLIENT_ADDRESS;
         try {
             limitKey = LimitKey.parse(merged.getString("key"));
@@ -68,18 +69,5 @@ final class LimitsReader {
             problems.add(new ConfigProblem(name + ".key", merged.getValue("key").render(), LimitKey.EXPECTED));
         }
         return rate == 0 ? LimitSettings.OFF : new LimitSettings(rate, burst, limitKey, maxKeys);
-    }
-
-    private int intIn(Config block, String name, String key, int min, int max, String expected) {
-        try {
-            int value = block.getInt(key);
-            if (value >= min && value <= max) {
-                return value;
-            }
-        } catch (ConfigException e) {
-            // reported below
-        }
-        problems.add(new ConfigProblem(name + "." + key, block.getValue(key).render(), expected));
-        return min;
     }
 }

@@ -218,10 +218,7 @@ public final class AccessLogFormat {
             case ROUTE -> escaped(line, e.route());
             case TIME_ISO8601 -> line.append(ISO_TIME.format(local(e.timeMillis())));
             case TIME_LOCAL -> line.append(LOCAL_TIME.format(local(e.timeMillis())));
-            case MSEC -> {
-                long rest = e.timeMillis() % 1000;
-                line.append(e.timeMillis() / 1000).append('.').append(rest < 100 ? (rest < 10 ? "00" : "0") : "").append(rest);
-            }
+            case MSEC -> thousandths(line.append(e.timeMillis() / 1000).append('.'), e.timeMillis() % 1000);
             case HTTP -> throw new IllegalStateException("a header is an index, not a variable");
         }
     }
@@ -278,9 +275,12 @@ public final class AccessLogFormat {
             return;
         }
         long millis = nanos / 1_000_000;
-        line.append(millis / 1000).append('.');
-        long rest = millis % 1000;
-        line.append(rest < 100 ? (rest < 10 ? "00" : "0") : "").append(rest);
+        thousandths(line.append(millis / 1000).append('.'), millis % 1000);
+    }
+
+    /** 0..999 as three digits (String.format would follow the default locale's digits). */
+    private static void thousandths(StringBuilder line, long value) {
+        line.append(value < 100 ? (value < 10 ? "00" : "0") : "").append(value);
     }
 
     private static String json(AccessLogEntry e) {
