@@ -1,9 +1,6 @@
 package io.kodiak.forward;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
+import io.kodiak.support.AccessLogLines;
 import io.kodiak.support.ProxyHarness;
 import io.kodiak.support.RawHttp;
 import io.kodiak.support.RecordingUpstream;
@@ -12,7 +9,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.slf4j.LoggerFactory;
 
 import java.net.ServerSocket;
 import java.util.List;
@@ -86,6 +82,13 @@ class VirtualHostsAndRulesTest {
             }
             raw.send(request.append("Connection: close\r\n\r\n").toString());
             return raw.read();
+        }
+    }
+
+    /** A port nothing listens on (bound, then released): connecting to it is refused. */
+    private static int closedPort() throws java.io.IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
         }
     }
 
@@ -322,42 +325,28 @@ class VirtualHostsAndRulesTest {
 
     @Test
     void aKodiak5xxAnswerNamesTheRequestIdTheAccessLogAndUpstreamSee() throws Exception {
-        int closedPort;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            closedPort = socket.getLocalPort();
-        }
-        Logger access = (Logger) LoggerFactory.getLogger("kodiak.access");
-        ListAppender<ILoggingEvent> lines = new ListAppender<>();
-        lines.start();
-        Level before = access.getLevel();
-        access.addAppender(lines);
-        access.setLevel(Level.INFO);
         RawHttp.Response response;
-        try (ProxyHarness logged = ProxyHarness.start("""
-                proxy.routes = [ { prefix = "/", upstream = "http://127.0.0.1:%d/" } ]
-                proxy.access-log.format = "$request_id $status \\"$request\\" ua=$http_user_agent host=$host"
-                """.formatted(closedPort))) {
-            try (RawHttp raw = new RawHttp(logged.port())) {
+        List<String> messages;
+        try (AccessLogLines lines = new AccessLogLines()) {
+            try (ProxyHarness logged = ProxyHarness.start("""
+                    proxy.routes = [ { prefix = "/", upstream = "http://127.0.0.1:%d/" } ]
+                    proxy.access-log.format = "$request_id $status \\"$request\\" ua=$http_user_agent host=$host"
+                    """.formatted(closedPort()));
+                 RawHttp raw = new RawHttp(logged.port())) {
                 raw.send("GET /down?q=1 HTTP/1.1\r\nHost: Svc.Test:81\r\nUser-Agent: probe \"1\"\r\nConnection: close\r\n\r\n");
                 response = raw.read();
             }
-        } finally {
-            access.detachAppender(lines);
-            access.setLevel(before);
+            messages = lines.lines();
         }
         assertEquals(502, response.status());
         Matcher id = Pattern.compile("request id: ([0-9a-f]{32})").matcher(response.bodyText());
         assertTrue(id.find(), response.bodyText());
-        List<String> messages = lines.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
         assertEquals(List.of(id.group(1) + " 502 \"GET /down?q=1 HTTP/1.1\" ua=probe \\x221\\x22 host=svc.test"), messages);
     }
 
     @Test
     void a5xxAnswerNamesARequestIdEvenWhenNothingElseWritesThem() throws Exception {
-        int closedPort;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            closedPort = socket.getLocalPort();
-        }
+        int closedPort = closedPort();
         try (ProxyHarness plain = ProxyHarness.start("""
                 proxy.routes = [ { prefix = "/", upstream = "http://127.0.0.1:%d/" }, { prefix = "/gone/", upstream = "http://127.0.0.1:%d/" } ]
                 """.formatted(closedPort, closedPort));
@@ -376,27 +365,21 @@ class VirtualHostsAndRulesTest {
 
     @Test
     void theJsonAccessLogWritesOneObjectPerRequest() throws Exception {
-        Logger access = (Logger) LoggerFactory.getLogger("kodiak.access");
-        ListAppender<ILoggingEvent> lines = new ListAppender<>();
-        lines.start();
-        Level before = access.getLevel();
-        access.addAppender(lines);
-        access.setLevel(Level.INFO);
-        try (ProxyHarness logged = ProxyHarness.start("""
-                proxy.routes = [ { prefix = "/", upstream = "%s" } ]
-                proxy.access-log.format = "json"
-                """.formatted(fallback.url("/j/")))) {
-            try (RawHttp raw = new RawHttp(logged.port())) {
+        List<String> messages;
+        try (AccessLogLines lines = new AccessLogLines()) {
+            try (ProxyHarness logged = ProxyHarness.start("""
+                    proxy.routes = [ { prefix = "/", upstream = "%s" } ]
+                    proxy.access-log.format = "json"
+                    """.formatted(fallback.url("/j/")));
+                 RawHttp raw = new RawHttp(logged.port())) {
                 raw.send("GET /json HTTP/1.1\r\nHost: j.test\r\nConnection: close\r\n\r\n");
                 assertEquals(200, raw.read().status());
             }
-        } finally {
-            access.detachAppender(lines);
-            access.setLevel(before);
+            messages = lines.lines();
         }
-        assertEquals(1, lines.list.size());
+        assertEquals(1, messages.size());
         com.fasterxml.jackson.databind.JsonNode line = new com.fasterxml.jackson.databind.ObjectMapper()
-                .readTree(lines.list.get(0).getFormattedMessage());
+                .readTree(messages.get(0));
         assertEquals("GET", line.get("request_method").asText());
         assertEquals("/json", line.get("request_uri").asText());
         assertEquals(200, line.get("status").asInt());

@@ -1,9 +1,6 @@
 package io.kodiak.tls;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
+import io.kodiak.support.AccessLogLines;
 import io.kodiak.support.ProxyHarness;
 import io.kodiak.support.RawHttp;
 import io.kodiak.support.RecordingUpstream;
@@ -11,7 +8,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 import javax.net.ssl.SSLSocket;
 import java.io.IOException;
@@ -141,13 +137,8 @@ class SeveralListenersTest {
 
     @Test
     void theAccessLogRecordsTheTlsProtocol() throws Exception {
-        Logger access = (Logger) LoggerFactory.getLogger("kodiak.access");
-        ListAppender<ILoggingEvent> lines = new ListAppender<>();
-        lines.start();
-        Level before = access.getLevel();
-        access.addAppender(lines);
-        access.setLevel(Level.INFO);
-        try {
+        List<String> messages;
+        try (AccessLogLines lines = new AccessLogLines()) {
             proxy = ProxyHarness.forUpstream(upstream.url("/"), httpsListener());
             try (SSLSocket socket = tlsClient(proxy.kodiak().listener().port(1))) {
                 exchange(socket, "GET /logged HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
@@ -162,11 +153,8 @@ class SeveralListenersTest {
             }
             proxy.close();
             proxy = null;
-        } finally {
-            access.detachAppender(lines);
-            access.setLevel(before);
+            messages = lines.lines();
         }
-        List<String> messages = lines.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
         assertEquals(3, messages.size(), messages.toString());
         assertTrue(messages.get(0).contains("\"GET /logged\" 200 ") && messages.get(0).endsWith(" TLSv1.3"), messages.get(0));
         assertTrue(messages.get(1).contains("\"GET /plain\" 200 ") && messages.get(1).endsWith(" -"), messages.get(1));
