@@ -34,6 +34,11 @@ public record ForwardedRequest(RequestMethod method, String methodName, String p
         return method == RequestMethod.HEAD;
     }
 
+    /** How a client reached Kodiak: https on a TLS connection ({@code tlsProtocol} not null), else http. */
+    static String scheme(String tlsProtocol) {
+        return tlsProtocol == null ? "http" : "https";
+    }
+
     String requestId() {
         return RequestIds.format(requestNumber);
     }
@@ -44,7 +49,7 @@ public record ForwardedRequest(RequestMethod method, String methodName, String p
             case REQUEST_ID -> requestId();
             case CLIENT_ADDR -> clientAddress;
             case HOST -> HostName.plain(host);
-            case SCHEME -> secure() ? "https" : "http";
+            case SCHEME -> scheme(tlsProtocol);
         };
     }
 }

@@ -24,7 +24,7 @@ final class Recorder {
                     request.methodName(), request.path(), request.query(), protocol(request.http11()), status, bytesIn,
                     bytesOut, servers, upstreamNanos, totalNanos, request.tlsProtocol(),
                     format.uses(AccessLogFormat.Variable.REQUEST_ID) ? request.requestId() : null, request.host(),
-                    request.secure() ? "https" : "http", route.name(), request.loggedHeaders()));
+                    ForwardedRequest.scheme(request.tlsProtocol()), route.name(), request.loggedHeaders()));
         }
     }
 
@@ -45,7 +45,7 @@ final class Recorder {
                     head == null ? null : head.methodName(), head == null ? null : head.path(),
                     head == null ? null : head.query(), head == null ? null : protocol(head.isHttp11()), error.status,
                     0, 0, null, -1, elapsedNanos, tls, requestId, decision == null ? null : decision.host(),
-                    tls == null ? "http" : "https", route == null ? null : route.name(),
+                    ForwardedRequest.scheme(tls), route == null ? null : route.name(),
                     LoggedHeaders.of(head, format)));
         }
     }

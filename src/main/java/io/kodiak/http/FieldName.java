@@ -34,6 +34,20 @@ public enum FieldName {
         this.hopByHop = hopByHop;
     }
 
+    /** True for a token (RFC 9110 §5.6.2): a field name's syntax, the same bytes the parser accepts in one. */
+    public static boolean isToken(CharSequence text) {
+        if (text.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c > 0xff || !ByteClass.isTchar(c)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Hop-by-hop per RFC 9110 §7.6.1: meant for one connection, never forwarded as received. */
     public boolean isHopByHop() {
         return hopByHop;

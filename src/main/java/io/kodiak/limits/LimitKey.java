@@ -1,5 +1,7 @@
 package io.kodiak.limits;
 
+import io.kodiak.http.FieldName;
+
 import java.util.Locale;
 
 /**
@@ -22,8 +24,7 @@ public record LimitKey(String headerName) {
         if (text.equals("client-address")) {
             return CLIENT_ADDRESS;
         }
-        if (text.regionMatches(true, 0, "header:", 0, 7) && text.length() > 7
-                && text.substring(7).chars().allMatch(c -> c > 0x20 && c < 0x7f && "\"(),/:;<=>?@[\\]{}".indexOf(c) < 0)) {
+        if (text.regionMatches(true, 0, "header:", 0, 7) && FieldName.isToken(text.substring(7))) {
             return new LimitKey(text.substring(7).toLowerCase(Locale.ROOT));
         }
         throw new Invalid();

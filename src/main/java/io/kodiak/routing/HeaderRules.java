@@ -122,7 +122,7 @@ public final class HeaderRules {
 
     /** A field name a rule may use: a token (RFC 9110 §5.1), not a framing or hop-by-hop field. */
     private static void checkName(String name, boolean request, String rule) throws Invalid {
-        if (name.isEmpty() || !name.chars().allMatch(HeaderRules::isTokenChar)) {
+        if (!FieldName.isToken(name)) {
             throw new Invalid("a field name of token characters (letters, digits and !#$%&'*+-.^_`|~)");
         }
         byte[] bytes = name.getBytes(StandardCharsets.US_ASCII);
@@ -136,10 +136,6 @@ public final class HeaderRules {
         if (request && known == FieldName.HOST && !rule.equals("set")) {
             throw new Invalid("Host under set only (a request has exactly one Host)");
         }
-    }
-
-    private static boolean isTokenChar(int c) {
-        return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
     }
 
     public boolean isEmpty() {
