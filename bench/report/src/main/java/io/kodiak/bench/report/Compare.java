@@ -1,0 +1,124 @@
+package io.kodiak.bench.report;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.kodiak.bench.report.Page.Cell;
+import io.kodiak.bench.report.Page.Chart;
+import io.kodiak.bench.report.Page.Dataset;
+import io.kodiak.bench.report.Page.Fact;
+import io.kodiak.bench.report.Page.Table;
+import io.kodiak.bench.report.Spec.Column;
+import io.kodiak.bench.report.Spec.Section;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Two runs of one bench side by side (bin/bench.sh BENCH --compare A B): per section and measured column,
+ * each table row and series with A's and B's median [min-max] and B/A, whose range pairs the extremes
+ * (B's min over A's max to B's max over A's min), so a ratio inside the noise shows as a range across 1.
+ */
+final class Compare {
+
+    private Compare() {
+    }
+
+    static Page of(JsonNode a, String labelA, JsonNode b, String labelB) throws IOException {
+        if (!a.path("bench").asText().equals(b.path("bench").asText())) {
+            throw new IOException("cannot compare a " + a.path("bench").asText() + " run with a " + b.path("bench").asText() + " run");
+        }
+        Spec spec = Spec.of(a.get("report"));
+        List<JsonNode> rowsA = rows(a);
+        List<JsonNode> rowsB = rows(b);
+        List<Table> tables = new ArrayList<>();
+        for (Section section : spec.sections()) {
+            List<JsonNode> inA = Rows.where(rowsA, section.where());
+            List<JsonNode> inB = Rows.where(rowsB, section.where());
+            for (Column column : section.columns()) {
+                if (!column.link() && !(Rows.numbers(inA, column.field()).isEmpty() && Rows.numbers(inB, column.field()).isEmpty())) {
+                    tables.add(table(section, column, inA, labelA, inB, labelB));
+                }
+            }
+        }
+        List<Fact> facts = new ArrayList<>();
+        facts.add(new Fact("A", labelA + ": " + a.path("meta").path("command").asText() + " at " + a.path("meta").path("commit").asText()
+                + ", " + a.path("meta").path("started").asText()));
+        facts.add(new Fact("B", labelB + ": " + b.path("meta").path("command").asText() + " at " + b.path("meta").path("commit").asText()
+                + ", " + b.path("meta").path("started").asText()));
+        List<String> notes = List.of("B/A above 1 means B measured more than A (slower where the column is a cost, faster "
+                + "where it is a rate); a range across 1 is within the runs' spread.");
+        return new Page(spec.title() + ": " + labelA + " against " + labelB, facts, notes, List.of(), tables,
+                "bin/bench.sh " + a.path("bench").asText() + " --compare A B");
+    }
+
+    private static List<JsonNode> rows(JsonNode results) {
+        List<JsonNode> rows = new ArrayList<>();
+        results.get("rows").forEach(rows::add);
+        return rows;
+    }
+
+    private static Table table(Section section, Column column, List<JsonNode> inA, String labelA, List<JsonNode> inB, String labelB) {
+        String series = section.seriesField();
+        List<String> seriesValues = series == null ? Arrays.asList((String) null) : union(Rows.values(inA, series), Rows.values(inB, series));
+        Map<List<String>, List<JsonNode>> groupsA = Rows.groupBy(inA, section.rows());
+        Map<List<String>, List<JsonNode>> groupsB = Rows.groupBy(inB, section.rows());
+        Set<List<String>> keys = new LinkedHashSet<>(groupsA.keySet());
+        keys.addAll(groupsB.keySet());
+
+        List<String> header = new ArrayList<>(section.rows());
+        if (series != null) {
+            header.add(series);
+        }
+        header.addAll(List.of(labelA, labelB, labelB + "/" + labelA));
+        List<List<Cell>> lines = new ArrayList<>();
+        List<String> labels = new ArrayList<>();
+        List<List<Cell>> ratiosBySeries = new ArrayList<>();
+        seriesValues.forEach(s -> ratiosBySeries.add(new ArrayList<>()));
+        for (List<String> key : keys) {
+            labels.add(Rows.label(key));
+            for (int i = 0; i < seriesValues.size(); i++) {
+                String s = seriesValues.get(i);
+                Cell ca = Layout.cell(column, Rows.withValue(groupsA.getOrDefault(key, List.of()), series, s));
+                Cell cb = Layout.cell(column, Rows.withValue(groupsB.getOrDefault(key, List.of()), series, s));
+                Cell ratio = !measured(ca) || !measured(cb) || ca.value() == 0 ? Cell.EMPTY
+                        : Cell.of(spread(cb).over(spread(ca)), 2);
+                ratiosBySeries.get(i).add(ratio.value() == null ? null : ratio);
+                if (ca.value() == null && cb.value() == null) {
+                    continue;
+                }
+                List<Cell> line = new ArrayList<>();
+                key.forEach(k -> line.add(Cell.text(k)));
+                if (series != null) {
+                    line.add(Cell.text(s));
+                }
+                line.addAll(List.of(ca, cb, ratio));
+                lines.add(line);
+            }
+        }
+        List<Dataset> datasets = new ArrayList<>();
+        for (int i = 0; i < seriesValues.size(); i++) {
+            String s = seriesValues.get(i);
+            datasets.add(new Dataset(s == null ? column.label() : s, ratiosBySeries.get(i)));
+        }
+        Chart chart = new Chart(labelB + "/" + labelA + ": " + column.label(), "linear", labels, datasets);
+        int keysShown = section.rows().size() + (series == null ? 0 : 1);
+        return new Table(section.title() + ": " + column.label(), null, keysShown, header, lines, List.of(chart));
+    }
+
+    private static boolean measured(Cell c) {
+        return c.value() != null && c.min() != null && c.max() != null;
+    }
+
+    private static Spread spread(Cell c) {
+        return new Spread(c.value(), c.min(), c.max(), c.runs());
+    }
+
+    private static List<String> union(List<String> a, List<String> b) {
+        Set<String> all = new LinkedHashSet<>(a);
+        all.addAll(b);
+        return List.copyOf(all);
+    }
+}

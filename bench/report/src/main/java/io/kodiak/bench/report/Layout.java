@@ -1,0 +1,113 @@
+package io.kodiak.bench.report;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.kodiak.bench.report.Page.Cell;
+import io.kodiak.bench.report.Page.Chart;
+import io.kodiak.bench.report.Page.Dataset;
+import io.kodiak.bench.report.Page.Table;
+import io.kodiak.bench.report.Spec.Column;
+import io.kodiak.bench.report.Spec.Section;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/** Lays one results file out as a page: its description, its checks, one table (and charts) per section. */
+final class Layout {
+
+    private Layout() {
+    }
+
+    static Page of(JsonNode results) throws java.io.IOException {
+        Spec spec = Spec.of(results.get("report"));
+        List<JsonNode> rows = new ArrayList<>();
+        results.get("rows").forEach(rows::add);
+        List<Table> tables = new ArrayList<>();
+        for (Section section : spec.sections()) {
+            tables.add(table(section, Rows.where(rows, section.where())));
+        }
+        List<Page.Verdict> verdicts = spec.checks().stream().map(c -> Checks.judge(c, rows)).toList();
+        JsonNode meta = results.get("meta");
+        return new Page(spec.title(), MetaFacts.of(meta), spec.notes(), verdicts, tables, meta.path("command").asText());
+    }
+
+    static Table table(Section section, List<JsonNode> rows) {
+        String series = section.seriesField();
+        List<String> seriesValues = series == null ? Arrays.asList((String) null) : Rows.values(rows, series);
+        Map<List<String>, List<JsonNode>> groups = Rows.groupBy(rows, section.rows());
+
+        List<String> header = new ArrayList<>(section.rows());
+        for (Column column : section.columns()) {
+            for (String s : seriesValues) {
+                header.add(s == null ? column.label() : s + " " + column.label());
+            }
+            for (String s : ratioSeries(section, column, seriesValues)) {
+                header.add(s + "/" + section.reference() + " " + column.label());
+            }
+        }
+        List<List<Cell>> lines = new ArrayList<>();
+        for (Map.Entry<List<String>, List<JsonNode>> group : groups.entrySet()) {
+            List<Cell> line = new ArrayList<>();
+            group.getKey().forEach(k -> line.add(Cell.text(k)));
+            for (Column column : section.columns()) {
+                for (String s : seriesValues) {
+                    line.add(cell(column, Rows.withValue(group.getValue(), series, s)));
+                }
+                for (String s : ratioSeries(section, column, seriesValues)) {
+                    line.add(ratio(column, Rows.withValue(group.getValue(), series, s),
+                            Rows.withValue(group.getValue(), series, section.reference())));
+                }
+            }
+            lines.add(line);
+        }
+        List<Chart> charts = new ArrayList<>();
+        for (Column column : section.columns()) {
+            if (column.chart() == null) {
+                continue;
+            }
+            List<Dataset> datasets = new ArrayList<>();
+            for (String s : seriesValues) {
+                List<Cell> points = new ArrayList<>();
+                for (List<JsonNode> members : groups.values()) {
+                    Cell c = cell(column, Rows.withValue(members, series, s));
+                    points.add(c.value() == null ? null : c);
+                }
+                datasets.add(new Dataset(s == null ? column.label() : s, points));
+            }
+            List<String> labels = groups.keySet().stream().map(Rows::label).toList();
+            charts.add(new Chart(column.label(), column.chart(), labels, datasets));
+        }
+        return new Table(section.title(), section.text(), section.rows().size(), header, lines, charts);
+    }
+
+    private static List<String> ratioSeries(Section section, Column column, List<String> seriesValues) {
+        if (!column.ratio() || section.reference() == null || !seriesValues.contains(section.reference())) {
+            return List.of();
+        }
+        return seriesValues.stream().filter(s -> !section.reference().equals(s)).toList();
+    }
+
+    /** One field over the rows of one table row and series value: numbers aggregated, text listed. */
+    static Cell cell(Column column, List<JsonNode> rows) {
+        List<Double> numbers = Rows.numbers(rows, column.field());
+        if (!numbers.isEmpty() && !column.link()) {
+            return Cell.of(column.total() ? Spread.total(numbers) : Spread.median(numbers), column.digits());
+        }
+        List<String> texts = Rows.values(rows, column.field());
+        if (texts.isEmpty()) {
+            return Cell.EMPTY;
+        }
+        String text = String.join(", ", texts);
+        return column.link() ? new Cell(text, null, null, null, null, texts.get(0)) : Cell.text(text);
+    }
+
+    private static Cell ratio(Column column, List<JsonNode> rows, List<JsonNode> reference) {
+        List<Double> a = Rows.numbers(rows, column.field());
+        List<Double> b = Rows.numbers(reference, column.field());
+        if (a.isEmpty() || b.isEmpty()) {
+            return Cell.EMPTY;
+        }
+        Spread r = Spread.median(a).over(Spread.median(b));
+        return Cell.of(r, 2);
+    }
+}

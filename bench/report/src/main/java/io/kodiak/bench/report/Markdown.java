@@ -1,0 +1,63 @@
+package io.kodiak.bench.report;
+
+import io.kodiak.bench.report.Page.Cell;
+import io.kodiak.bench.report.Page.Table;
+import java.util.List;
+
+/** report.md: the page as GitHub-flavoured Markdown (tables; the charts are report.html's). */
+final class Markdown {
+
+    private Markdown() {
+    }
+
+    static String of(Page page) {
+        StringBuilder md = new StringBuilder("# ").append(inline(page.title())).append("\n\n");
+        page.facts().forEach(f -> md.append("- **").append(inline(f.name())).append("**: ").append(inline(f.value())).append('\n'));
+        md.append('\n');
+        page.notes().forEach(n -> md.append(n).append("\n\n"));
+        md.append("Cells show the median over repetitions, [min–max] when they differ; ratios divide medians, "
+                + "their range pairs the extremes.\n\n");
+        if (!page.checks().isEmpty()) {
+            md.append("## Against the targets\n\n| target | result | where it falls short |\n|---|---|---|\n");
+            page.checks().forEach(v -> md.append("| ").append(inline(v.title())).append(" | ").append(v.outcome())
+                    .append(" | ").append(inline(v.misses())).append(" |\n"));
+            md.append('\n');
+        }
+        page.tables().forEach(t -> table(md, t));
+        return md.toString();
+    }
+
+    private static void table(StringBuilder md, Table t) {
+        md.append("## ").append(inline(t.title())).append("\n\n");
+        if (t.text() != null) {
+            md.append(t.text()).append("\n\n");
+        }
+        if (t.rows().isEmpty()) {
+            md.append("No data.\n\n");
+            return;
+        }
+        md.append('|');
+        t.header().forEach(h -> md.append(' ').append(inline(h)).append(" |"));
+        md.append("\n|");
+        // Row-key columns read as text, measured ones line up on the right.
+        for (int i = 0; i < t.header().size(); i++) {
+            md.append(i < t.keys() ? "---|" : "---:|");
+        }
+        md.append('\n');
+        for (List<Cell> row : t.rows()) {
+            md.append('|');
+            row.forEach(c -> md.append(' ').append(cell(c)).append(" |"));
+            md.append('\n');
+        }
+        md.append('\n');
+    }
+
+    private static String cell(Cell c) {
+        return c.link() != null ? "[" + inline(c.text()) + "](" + c.link().replace(" ", "%20").replace(")", "%29") + ")" : inline(c.text());
+    }
+
+    /** Keeps a value on its table line: a pipe would open a new cell, a newline end the row. */
+    private static String inline(String s) {
+        return s == null ? "" : s.replace("|", "\\|").replace('\n', ' ');
+    }
+}

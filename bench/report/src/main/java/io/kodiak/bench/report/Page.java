@@ -1,0 +1,53 @@
+package io.kodiak.bench.report;
+
+import java.util.List;
+
+/**
+ * What a report shows, worked out once: both report.md and report.html are written from this (the page
+ * embeds it as JSON and draws it), so the two cannot disagree.
+ */
+record Page(String title, List<Fact> facts, List<String> notes, List<Verdict> checks, List<Table> tables,
+            String command) {
+
+    /** A line of the run's description: the command, the machine, the versions. */
+    record Fact(String name, String value) {
+    }
+
+    /**
+     * A value as shown, with what stands behind it: the median (or total) and its min-max over
+     * {@code runs} repetitions, or only text; {@code link} a relative path to open.
+     */
+    record Cell(String text, Double value, Double min, Double max, Integer runs, String link) {
+        static Cell text(String text) {
+            return new Cell(text, null, null, null, null, null);
+        }
+
+        static Cell of(Spread s, Integer digits) {
+            return new Cell(Numbers.range(s, digits), finite(s.value()), finite(s.min()), finite(s.max()), s.runs(), null);
+        }
+
+        static final Cell EMPTY = text("");
+
+        private static Double finite(double v) {
+            return Double.isFinite(v) ? v : null;
+        }
+    }
+
+    /** A table whose first {@code keys} columns name the row; the others are measured. */
+    record Table(String title, String text, int keys, List<String> header, List<List<Cell>> rows, List<Chart> charts) {
+    }
+
+    /** Grouped bars: one bar per label and dataset; a null point is a gap (nothing measured). */
+    record Chart(String title, String scale, List<String> labels, List<Dataset> datasets) {
+    }
+
+    record Dataset(String label, List<Cell> points) {
+    }
+
+    /** A check against a target: met or not, in how many table rows, and where it falls short. */
+    record Verdict(String title, boolean met, int passed, int judged, String misses) {
+        String outcome() {
+            return (met ? "met" : "not met") + " (" + passed + "/" + judged + ")";
+        }
+    }
+}
