@@ -71,11 +71,15 @@ public final class Main {
                 o.has("load-before") ? Double.valueOf(o.one("load-before")) : null,
                 o.has("load-samples") ? Path.of(o.one("load-samples")) : null,
                 Path.of(o.optional("repo", ".")), o.pairs("version"), o.pairs("param")));
-        ArrayNode rows = results.putArray("rows");
+        JsonNode report = ResultsFile.JSON.readTree(Path.of(o.one("spec")).toFile());
+        List<ObjectNode> measured = new ArrayList<>();
         for (String tsv : o.all("rows")) {
-            TsvRows.read(Path.of(tsv)).forEach(rows::add);
+            measured.addAll(TsvRows.read(Path.of(tsv)));
         }
-        results.set("report", ResultsFile.JSON.readTree(Path.of(o.one("spec")).toFile()));
+        Derivations.apply(report.get("derive"), measured);
+        ArrayNode rows = results.putArray("rows");
+        measured.forEach(rows::add);
+        results.set("report", report);
         ResultsFile.write(results, Path.of(o.one("out")));
     }
 
