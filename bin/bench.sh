@@ -18,11 +18,27 @@ usage() {
   echo "       bin/bench.sh failover [--quick] [--rounds N] [--targets kodiak,nginx,haproxy] [--connections N]" >&2
   echo "       bin/bench.sh reload [--quick] [--rounds N] [--reloads N] [--targets kodiak,nginx,haproxy] [--connections N]" >&2
   echo "       bin/bench.sh scaleout [--quick] [--rounds N] [--connections N] [--seconds N]" >&2
+  echo "       bin/bench.sh SUBCOMMAND --compare A/results.json B/results.json   two runs side by side" >&2
   echo "       bin/bench.sh SUBCOMMAND --help" >&2
 }
 
 command=${1:-}
 [ $# -gt 0 ] && shift
+
+# bin/bench.sh BENCH --compare A/results.json B/results.json: two runs side by side, for any bench.
+if [ "${1:-}" = --compare ]; then
+  [ $# -eq 3 ] || { echo "usage: bin/bench.sh $command --compare A/results.json B/results.json" >&2; exit 2; }
+  # shellcheck source=../bench/lib/report.sh
+  . "$root/bench/lib/report.sh"
+  out=$root/target/bench/compare-$command-$(date +%Y%m%d-%H%M%S)
+  label() { basename "$(dirname "$(realpath "$1")")"; }
+  report_tool compare "$2" "$3" --bench "$command" --out-dir "$out" --label-a "$(label "$2")" --label-b "$(label "$3")" || exit 1
+  cat "$out/compare.md"
+  echo "report: $out/compare.md"
+  echo "        $out/compare.html"
+  exit 0
+fi
+
 case $command in
   gatling) exec "$root/bench/gatling/run.sh" "$@" ;;
   core) exec "$root/bench/core/run.sh" "$@" ;;

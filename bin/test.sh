@@ -3,9 +3,11 @@
 #   1. Kodiak (root pom): unit and integration tests on ephemeral loopback ports
 #   2. the stub (stub/pom.xml)
 #   3. the real Mule 3.6.0 peers, smoke-tested against a small backend (bench/mule/pom.xml)
-#   4. the throughput bench's self-test: its report generator and the argument handling of its
+#   4. the bench report module (bench/report): its unit tests, and the jar on made-up runs (results,
+#      schema, report.md, report.html drawn in headless Chromium, --compare)
+#   5. the throughput bench's self-test: its report generator and the argument handling of its
 #      scripts, with no load
-#   5. the bundled experiment: the report generator's self-test, then a --quick Gatling run of the
+#   6. the bundled experiment: the report generator's self-test, then a --quick Gatling run of the
 #      stub and Kodiak that fails when any request fails
 # Maven fetches everything it needs from Maven Central on a fresh machine.
 set -euo pipefail
@@ -22,6 +24,9 @@ mvn -B -f stub/pom.xml verify
 
 step "Mule 3.6.0 peers: mvn -B -f bench/mule/pom.xml verify"
 mvn -B -f bench/mule/pom.xml verify
+
+step "bench report module: bench/report/selftest.sh"
+bench/report/selftest.sh
 
 step "throughput bench: bench/throughput/selftest.sh"
 bench/throughput/selftest.sh

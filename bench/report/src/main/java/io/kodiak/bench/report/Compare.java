@@ -44,14 +44,17 @@ final class Compare {
             }
         }
         List<Fact> facts = new ArrayList<>();
-        facts.add(new Fact("A", labelA + ": " + a.path("meta").path("command").asText() + " at " + a.path("meta").path("commit").asText()
-                + ", " + a.path("meta").path("started").asText()));
-        facts.add(new Fact("B", labelB + ": " + b.path("meta").path("command").asText() + " at " + b.path("meta").path("commit").asText()
-                + ", " + b.path("meta").path("started").asText()));
+        facts.add(new Fact(labelA, run(a)));
+        facts.add(new Fact(labelB, run(b)));
         List<String> notes = List.of("B/A above 1 means B measured more than A (slower where the column is a cost, faster "
                 + "where it is a rate); a range across 1 is within the runs' spread.");
         return new Page(spec.title() + ": " + labelA + " against " + labelB, facts, notes, List.of(), tables,
                 "bin/bench.sh " + a.path("bench").asText() + " --compare A B");
+    }
+
+    private static String run(JsonNode results) {
+        JsonNode meta = results.path("meta");
+        return meta.path("command").asText() + " at " + meta.path("commit").asText() + ", " + meta.path("started").asText();
     }
 
     private static List<JsonNode> rows(JsonNode results) {
@@ -103,9 +106,12 @@ final class Compare {
             String s = seriesValues.get(i);
             datasets.add(new Dataset(s == null ? column.label() : s, ratiosBySeries.get(i)));
         }
-        Chart chart = new Chart(labelB + "/" + labelA + ": " + column.label(), "linear", labels, datasets);
+        boolean anyRatio = ratiosBySeries.stream().flatMap(List::stream).anyMatch(java.util.Objects::nonNull);
+        List<Chart> charts = anyRatio
+                ? List.of(new Chart(labelB + "/" + labelA + ": " + column.label(), "linear", labels, datasets))
+                : List.of(); // 0 against 0 (no failures in either run): a table, nothing to draw
         int keysShown = section.rows().size() + (series == null ? 0 : 1);
-        return new Table(section.title() + ": " + column.label(), null, keysShown, header, lines, List.of(chart));
+        return new Table(section.title() + ": " + column.label(), null, keysShown, header, lines, charts);
     }
 
     private static boolean measured(Cell c) {

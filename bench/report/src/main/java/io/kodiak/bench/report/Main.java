@@ -20,7 +20,7 @@ import java.util.Map;
  *            [--load-before X] [--load-samples FILE] [--repo DIR] [--version NAME=TEXT]... [--param KEY=VALUE]...
  *            --rows FILE.tsv...            the bench's measurements (a TSV whose first line names the fields)
  *   render   --results DIR/results.json [--out-dir DIR]        report.md and report.html beside it
- *   compare  A/results.json B/results.json --out-dir DIR [--label-a A] [--label-b B]
+ *   compare  A/results.json B/results.json --out-dir DIR [--label-a A] [--label-b B] [--bench NAME]
  *   validate FILE...                                            exit 1 naming what the schema refuses
  *   verdict  --results DIR/results.json                         exit 1 if a row failed requests or measured none
  * </pre>
@@ -97,7 +97,11 @@ public final class Main {
         Path b = Path.of(o.positional().get(1));
         String labelA = o.optional("label-a", "A");
         String labelB = o.optional("label-b", "B");
-        write(Compare.of(ResultsFile.read(a), labelA, ResultsFile.read(b), labelB), Path.of(o.one("out-dir")), "compare");
+        JsonNode resultsA = ResultsFile.read(a);
+        if (o.has("bench") && !o.one("bench").equals(resultsA.path("bench").asText())) {
+            throw new IOException(a + " holds a " + resultsA.path("bench").asText() + " run, not a " + o.one("bench") + " run");
+        }
+        write(Compare.of(resultsA, labelA, ResultsFile.read(b), labelB), Path.of(o.one("out-dir")), "compare");
     }
 
     private static int validate(Options o) throws IOException {

@@ -1,0 +1,92 @@
+package io.kodiak.bench.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kodiak.bench.report.Page.Cell;
+import io.kodiak.bench.report.Page.Table;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class LayoutTest {
+
+    private static final String CPU_SPEC = """
+            {"title": "t", "sections": [{"title": "CPU", "rows": ["payload"], "reference": "nginx", "where": {"phase": "matrix"},
+              "columns": [{"field": "cpu", "label": "µs", "ratio": true, "chart": "linear"},
+                          {"field": "ko", "label": "errors", "total": true},
+                          {"field": "report", "label": "details", "link": true}]}]}""";
+
+    private static ObjectNode run(String target, String payload, int rep, double cpu, int ko) {
+        ObjectNode r = Fixtures.row(target, "matrix " + payload, rep);
+        r.put("phase", "matrix");
+        r.put("payload", payload);
+        r.put("cpu", cpu);
+        r.put("ko", ko);
+        r.put("report", target + "/index.html");
+        return r;
+    }
+
+    @Test
+    void repetitionsBecomeMedianWithRangeAndRatiosDivideMedians() throws Exception {
+        Page page = Layout.of(Fixtures.results(CPU_SPEC,
+                run("kodiak", "512 B", 1, 30, 0), run("nginx", "512 B", 1, 10, 0),
+                run("kodiak", "512 B", 2, 36, 2), run("nginx", "512 B", 2, 12, 0),
+                run("kodiak", "512 B", 3, 33, 1), run("nginx", "512 B", 3, 11, 0)));
+        Table t = page.tables().get(0);
+        assertEquals(List.of("payload", "kodiak µs", "nginx µs", "kodiak/nginx µs", "kodiak errors", "nginx errors",
+                "kodiak details", "nginx details"), t.header());
+        List<Cell> line = t.rows().get(0);
+        assertEquals("512 B", line.get(0).text());
+        assertEquals("33 [30–36]", line.get(1).text());
+        assertEquals("11 [10–12]", line.get(2).text());
+        assertEquals(3.0, line.get(3).value(), 1e-9);
+        assertEquals(30.0 / 12, line.get(3).min(), 1e-9, "the ratio's range pairs the extremes");
+        assertEquals(36.0 / 10, line.get(3).max(), 1e-9);
+        assertEquals("3 [0–2]", line.get(4).text(), "a count is summed over the runs");
+        assertEquals("kodiak/index.html", line.get(6).link());
+    }
+
+    @Test
+    void whereKeepsOnlyItsRowsAndAChartHasOneDatasetPerSeries() throws Exception {
+        ObjectNode scale = run("kodiak", "512 B", 1, 99, 0);
+        scale.put("phase", "scale");
+        Page page = Layout.of(Fixtures.results(CPU_SPEC, run("kodiak", "512 B", 1, 30, 0), run("nginx", "512 B", 1, 10, 0),
+                run("kodiak", "10 KB", 1, 40, 0), scale));
+        Table t = page.tables().get(0);
+        assertEquals(2, t.rows().size());
+        assertEquals("30", t.rows().get(0).get(1).text(), "the scale row is not in the matrix table");
+        Page.Chart chart = t.charts().get(0);
+        assertEquals(List.of("512 B", "10 KB"), chart.labels());
+        assertEquals(List.of("kodiak", "nginx"), chart.datasets().stream().map(Page.Dataset::label).toList());
+        assertNull(chart.datasets().get(1).points().get(1), "nginx measured nothing at 10 KB: a gap, not a zero");
+        assertEquals("", t.rows().get(1).get(3).text(), "no ratio without the reference");
+    }
+
+    @Test
+    void aSectionWithoutSeriesHasOneColumnPerMetric() throws Exception {
+        String spec = """
+                {"title": "t", "sections": [{"title": "per proxy", "rows": ["target"], "series": null,
+                  "columns": [{"field": "cpu", "label": "µs", "digits": 1}]}]}""";
+        Page page = Layout.of(Fixtures.results(spec, run("kodiak", "a", 1, 30, 0), run("nginx", "a", 1, 10, 0)));
+        Table t = page.tables().get(0);
+        assertEquals(List.of("target", "µs"), t.header());
+        assertEquals(List.of("kodiak", "30.0"), t.rows().get(0).stream().map(Cell::text).toList());
+        assertEquals(1, t.keys());
+    }
+
+    @Test
+    void textFieldsAreListedNotAggregated() throws Exception {
+        String spec = """
+                {"title": "t", "sections": [{"title": "s", "rows": ["target"], "series": null,
+                  "columns": [{"field": "note", "label": "note"}]}]}""";
+        ObjectNode a = run("kodiak", "a", 1, 1, 0);
+        a.put("note", "warm");
+        ObjectNode b = run("kodiak", "a", 2, 1, 0);
+        b.put("note", "cold");
+        Table t = Layout.of(Fixtures.results(spec, a, b)).tables().get(0);
+        assertEquals("warm, cold", t.rows().get(0).get(1).text());
+        assertTrue(t.charts().isEmpty());
+    }
+}
