@@ -1,5 +1,6 @@
 package io.kodiak.daemon;
 
+import ch.qos.logback.classic.LoggerContext;
 import io.kodiak.Kodiak;
 import io.kodiak.admin.Monitoring;
 import io.kodiak.admin.SettingsReport;
@@ -102,6 +103,10 @@ public final class Main {
             monitoring.stop();
             PidFile.removeIfOurs(System.getProperty("kodiak.pid-file"));
             LOG.info("stopped");
+            // Last: logback's stop writes what buffered appenders (the access log's) still hold.
+            if (LoggerFactory.getILoggerFactory() instanceof LoggerContext logging) {
+                logging.stop();
+            }
             stopped.countDown();
         }, "kodiak-shutdown"));
 

@@ -280,6 +280,8 @@ class ProxyScriptIT {
             assertEquals(0, stopping.exitValue());
             assertContains(Files.readString(dir.resolve("stop.out")), "Kodiak stopped");
             assertFalse(Files.exists(proxy.pidFile()));
+            // The access log is buffered (conf/logback.xml): its last lines are written at stop, not lost.
+            assertContains(Files.readString(proxy.base.resolve("logs/access.log")), "\"GET /hold\" 200");
         }
     }
 

@@ -1,0 +1,159 @@
+package io.kodiak.log;
+
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.rolling.TimeBasedRollingPolicy;
+import ch.qos.logback.core.util.Duration;
+import ch.qos.logback.core.util.FileSize;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+
+import static io.kodiak.support.Await.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The access log's appender: lines buffered, written when the buffer fills, after the interval, and at stop. */
+class BufferedRollingFileAppenderTest {
+    @TempDir
+    Path dir;
+    private final LoggerContext context = new LoggerContext();
+    private BufferedRollingFileAppender<ILoggingEvent> appender;
+    private ch.qos.logback.classic.Logger logger;
+
+    BufferedRollingFileAppenderTest() {
+        context.setMDCAdapter(new ch.qos.logback.classic.util.LogbackMDCAdapter());
+    }
+
+    private BufferedRollingFileAppender<ILoggingEvent> start(String interval, String bufferSize) {
+        appender = new BufferedRollingFileAppender<>();
+        appender.setContext(context);
+        appender.setName("ACCESS");
+        appender.setFile(dir.resolve("access.log").toString());
+        appender.setFlushInterval(Duration.valueOf(interval));
+        appender.setBufferSize(FileSize.valueOf(bufferSize));
+        TimeBasedRollingPolicy<ILoggingEvent> rolling = new TimeBasedRollingPolicy<>();
+        rolling.setContext(context);
+        rolling.setParent(appender);
+        rolling.setFileNamePattern(dir.resolve("access.%d{yyyy-MM-dd}.log").toString());
+        rolling.start();
+        appender.setRollingPolicy(rolling);
+        PatternLayoutEncoder encoder = new PatternLayoutEncoder();
+        encoder.setContext(context);
+        encoder.setPattern("%msg%n");
+        encoder.start();
+        appender.setEncoder(encoder);
+        appender.start();
+        assertTrue(appender.isStarted(), () -> context.getStatusManager().getCopyOfStatusList().toString());
+        logger = context.getLogger("kodiak.access");
+        logger.setAdditive(false);
+        logger.addAppender(appender);
+        return appender;
+    }
+
+    @AfterEach
+    void stop() {
+        if (appender != null) {
+            appender.stop();
+        }
+    }
+
+    private void log(String line) {
+        logger.info(line);
+    }
+
+    private List<String> lines() {
+        try {
+            return Files.readAllLines(dir.resolve("access.log"));
+        } catch (IOException e) {
+            return List.of();
+        }
+    }
+
+    @Test
+    void aLineWaitsInTheBufferUntilAFlushAndStopWritesTheRest() {
+        start("1 hour", "64KB");
+        log("first");
+        assertEquals(List.of(), lines(), "one line is a copy into memory, not a write to the file");
+        appender.flush();
+        assertEquals(List.of("first"), lines());
+        log("second");
+        appender.stop();
+        assertEquals(List.of("first", "second"), lines(), "stop writes what the buffer held");
+    }
+
+    @Test
+    void theIntervalBoundsHowLateALineReachesTheFile() throws InterruptedException {
+        start("50 milliseconds", "64KB");
+        log("soon");
+        await(() -> lines().equals(List.of("soon")), "the periodic flush");
+    }
+
+    @Test
+    void aFullBufferGoesToTheFileWithoutWaitingForTheInterval() {
+        start("1 hour", "1KB");
+        for (int i = 0; i < 100; i++) {
+            log("line " + i + " " + "x".repeat(40));
+        }
+        assertFalse(lines().isEmpty(), "4 KB of lines through a 1 KB buffer");
+    }
+
+    @Test
+    void linesFromManyThreadsStayWholeWhileTheFlusherRuns() throws Exception {
+        start("1 milliseconds", "4KB");
+        int threads = 4;
+        int each = 2_000;
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> writers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int id = t;
+            Thread w = new Thread(() -> {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int i = 0; i < each; i++) {
+                    log("t" + id + " n" + i + " " + "y".repeat(i % 97));
+                }
+            });
+            w.start();
+            writers.add(w);
+        }
+        go.countDown();
+        for (Thread w : writers) {
+            w.join();
+        }
+        appender.stop();
+        List<String> lines = lines();
+        assertEquals(threads * each, lines.size());
+        Set<String> seen = new HashSet<>();
+        for (String line : lines) {
+            assertTrue(line.matches("t\\d n\\d+ y*"), "a whole line: " + line);
+            assertTrue(seen.add(line), "written once: " + line);
+        }
+    }
+
+    @Test
+    void anIntervalThatIsNotPositiveIsRefused() {
+        appender = new BufferedRollingFileAppender<>();
+        appender.setContext(context);
+        appender.setName("ACCESS");
+        appender.setFlushInterval(Duration.buildByMilliseconds(0));
+        appender.start();
+        assertFalse(appender.isStarted());
+        assertTrue(context.getStatusManager().getCopyOfStatusList().stream()
+                .anyMatch(s -> s.getMessage().contains("flushInterval must be positive")));
+    }
+}
