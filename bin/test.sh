@@ -7,8 +7,8 @@
 #      schema, report.md, report.html drawn in headless Chromium, --compare)
 #   5. the throughput bench's self-test: its report generator and the argument handling of its
 #      scripts, with no load
-#   6. the bundled experiment: the report generator's self-test, then a --quick Gatling run of the
-#      stub and Kodiak that fails when any request fails
+#   6. the bundled experiment: its report path's self-test (bench/report on Gatling fixtures), then
+#      a --quick Gatling run of the stub and Kodiak that fails when any request fails
 # Maven fetches everything it needs from Maven Central on a fresh machine.
 set -euo pipefail
 root=$(cd -P "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
@@ -31,7 +31,7 @@ bench/report/selftest.sh
 step "throughput bench: bench/throughput/selftest.sh"
 bench/throughput/selftest.sh
 
-step "bench report generator: bench/gatling/selftest.sh"
+step "gatling bench report: bench/gatling/selftest.sh"
 bench/gatling/selftest.sh
 
 step "experiment smoke: bin/bench.sh gatling --quick --targets stub,kodiak --fail-on-ko"

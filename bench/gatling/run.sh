@@ -10,6 +10,8 @@ root=$(cd "$here/../.." && pwd)
 . "$root/bin/lib/daemon.sh"
 # shellcheck source=services.sh
 . "$here/services.sh"
+# shellcheck source=../lib/report.sh
+. "$root/bench/lib/report.sh"
 
 ALL_TARGETS=(stub kodiak mule-pattern mule-jetty mule-jetty-nocont mule-http mule-http-nonpersistent nginx haproxy)
 declare -A SIMULATION=(
@@ -104,6 +106,7 @@ mkdir -p "$out/logs" "$out/gatling" "$out/run"
 ln -sfn "$(basename "$out")" "$root/target/bench/latest"
 manifest=$out/runs.tsv
 : >"$manifest"
+bench_begin "$out"
 
 # ---- cleanup: stop what this run started, by pid, also on Ctrl-C and errors -------------------------
 started=()      # services started by this run, in start order
@@ -201,6 +204,9 @@ if ! run_bounded 1200 "$out/logs/compile.log" mvn -B -f "$root/pom.xml" -Pgatlin
   exit 1
 fi
 
+progress "build the report module (bench/report) if needed"
+report_jar >/dev/null || { echo "bench: the report module (bench/report) does not build" >&2; exit 1; }
+
 start_service stub || exit 1
 
 # The stub serves every target; warming its JIT once keeps the first target from paying for it alone.
@@ -258,6 +264,7 @@ for ((i = 0; i < ${#targets[@]}; i++)); do
   esac
   progress "done $target: $(summarize "$log") — $verdict"
   printf '%s\t%s\t%s\t%s\n' "$target" "${LABEL[$target]}" "$rc" "$folder" >>"$manifest"
+  bench_sample_load
 
   if [ "$service" != stub ] && ! needed_later "$service" "${targets[@]:i+1}"; then
     progress "stop $service"
@@ -272,28 +279,40 @@ done
 
 # ---- report ------------------------------------------------------------------------------------------
 progress "write the report"
-report=("$java17" "$here/Report.java")
-"${report[@]}" collect --manifest "$manifest" --out "$out/results.json" \
-  --param scenario="$profile" --param users="$users" --param rps_cap="$rps" \
-  --param ramp_s="$ramp" --param hold_s="$hold"
-commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-git -C "$root" diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
+# The runs as rows (Gatling's js/global_stats.json and simulation.log), then results.json, report.md and
+# report.html through the report module, with the 2015 article's figures as rows of their own.
+report_tool gatling-rows --manifest "$manifest" --scenario "$profile" --out "$out/rows.tsv" || exit 1
+# What ran, as each program says it: the JDK, Gatling (its simulation.log's RUN record), the peers.
+peer_version() {
+  local bin
+  bin=$(command -v "$1" 2>/dev/null || echo "/usr/sbin/$1")
+  [ -x "$bin" ] && "$bin" -v 2>&1 | head -n 1
+}
+versions=(--version java="$("$java17" -version 2>&1 | head -n 1)")
+gatling_version=$(awk -F'\t' '$1 == "RUN" { print $6; exit }' "$out"/gatling/*/*/simulation.log 2>/dev/null || true)
+[ -z "$gatling_version" ] || versions+=(--version gatling="$gatling_version")
+for t in "${targets[@]}"; do
+  case $t in
+    mule-*) versions+=(--version mule="3.6.0 CE") ;;
+    nginx|haproxy) v=$(peer_version "$t" || true); [ -z "$v" ] || versions+=(--version "$t=$v") ;;
+  esac
+done
+params=(--param profile="$profile" --param users="$users" --param rps_cap="$rps" --param ramp_s="$ramp"
+  --param hold_s="$hold" --param stub_delay_ms="$stub_delay" --param stub_mode="${STUB_MODE:-async}"
+  --param ceiling_rps="$ceiling")
+[ -z "$port_note" ] || params+=(--param ports="$port_note")
 echo
-"${report[@]}" render --results "$out/results.json" --out-dir "$out" \
-  --reference "$here/reference-2015.json" --reference-beside "$([ "$profile" = original ] && echo yes || echo no)" \
-  --title "The 2015 Gatling experiment, today — profile $profile" \
-  --ceiling "$ceiling" --delay-ms "$stub_delay" \
-  --meta "date=$(date '+%Y-%m-%d %H:%M %Z')" \
-  --meta "command=$invocation" \
-  --meta "scenario=$users users at once, each looping POST 'test1' + 20–100 ms pause for ${hold} s; throttle ${rps} req/s reached over ${ramp} s, held ${hold} s; stub delay ${stub_delay} ms (${STUB_MODE:-async}); ceiling ≈ $ceiling req/s" \
-  --meta "machine=$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(uname -sr), $("$java17" -version 2>&1 | head -1)" \
-  --meta "Kodiak commit=$commit" \
-  ${port_note:+--meta "ports=$port_note"} \
-  --meta "caveat=load generator, proxy and stub share this machine's cores; other work on the machine moves the numbers — compare rows of the same run"
+bench_report gatling "$out" "$invocation" --rows "$out/rows.tsv" --rows "$here/reference-2015.tsv" \
+  "${versions[@]}" "${params[@]}" || exit 1
+awk '/^## Per target/ { table = 1 } /^## Beside/ { table = 0 } table && /^\|/' "$out/report.md"
 echo
 echo "report: $out/report.md"
 echo "        $out/report.html"
 
 if $fail_on_ko; then
-  "${report[@]}" verdict --results "$out/results.json" || exit 1
+  # verdict judges every row of a results file, and the 2015 rows are the article's figures, failures
+  # included: it judges a results file of this run's rows alone.
+  report_tool results --bench gatling --spec "$here/report.json" --out "$out/run/verdict.json" \
+    --command "$invocation" --started "$BENCH_STARTED" --rows "$out/rows.tsv" >/dev/null || exit 1
+  report_tool verdict --results "$out/run/verdict.json" || exit 1
 fi

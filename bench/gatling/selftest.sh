@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Checks the report generator (including a render of its page in headless Chromium, installed when
-# missing) and bench.sh's argument handling without running any load (~15 s):
+# Checks the Gatling bench's report path and bench.sh's argument handling without running any load:
+# the collector's unit tests, then rows from the fixtures' global_stats.json and simulation.log, the
+# results file against the schema, report.md, report.html drawn in headless Chromium (installed when
+# missing), and the verdict.
 #   bench/gatling/selftest.sh
-# Fixtures in testdata/ are real Gatling 3.12.0 outputs: an all-OK run and a run whose every request
-# failed (connection refused), trimmed to the files the report reads.
+# Fixtures in testdata/ are real Gatling 3.12.0 outputs, trimmed to the files the collector reads: an
+# all-OK nginx run, and a Kodiak run whose every request was refused (with its simulation.log).
 set -euo pipefail
 
 here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 root=$(cd "$here/../.." && pwd)
-# shellcheck source=../../bin/lib/daemon.sh
-. "$root/bin/lib/daemon.sh"
-java=$(daemon_java 17) || { echo "selftest: no JDK 17" >&2; exit 1; }
+# shellcheck source=../lib/report.sh
+. "$root/bench/lib/report.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -18,56 +19,91 @@ failures=0
 check() {
   local what=$1
   shift
-  if "$@" >/dev/null 2>&1; then
+  if "$@" >"$work/check.log" 2>&1; then
     echo "ok   $what"
   else
     echo "FAIL $what"
+    sed 's/^/     /' "$work/check.log"
     failures=$((failures + 1))
   fi
 }
-row_of() { grep "\"target\": \"$1\"" "$work/results.json"; }
-report() { "$java" "$here/Report.java" "$@"; }
+# row_of TARGET FIELD...: those fields of TARGET's row in rows.tsv, tab-separated, by the header's names.
+row_of() {
+  local target=$1
+  shift
+  awk -F'\t' -v target="$target" -v fields="$*" '
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    $1 == target { n = split(fields, f, " "); line = $col[f[1]]; for (i = 2; i <= n; i++) line = line "\t" $col[f[i]]; print line }
+  ' "$work/rows.tsv"
+}
+is() { [ "$1" = "$2" ] || { echo "expected '$2', got '$1'"; return 1; }; }
+fails() { if "$@"; then return 1; fi; }
 
-cp -r "$here/testdata/ok" "$work/ok"
-cp -r "$here/testdata/ko" "$work/ko"
-printf 'nginx\tnginx (9501)\t0\tok\nkodiak\tKodiak (9401)\t1\tko\nmule-http\tMule new HTTP (9301)\t125\tmissing\tmule is not available yet\n' >"$work/runs.tsv"
-report collect --manifest "$work/runs.tsv" --out "$work/results.json" --param scenario=quick --param users=50
+# The collector's unit tests (GatlingRunsTest, GatlingErrorsTest) run with the module's, in bench/report/selftest.sh.
+report_jar >/dev/null
 
-check "results.json holds one row per manifest line" test "$(grep -c '"target"' "$work/results.json")" = 3
-check "an all-OK run: counts from global_stats.json" \
-  bash -c "grep -q '\"requests\": 1290, \"ok\": 1290, \"ko\": 0, \"rps\": 80.6' <<<'$(row_of nginx)'"
-check "an all-OK run: p50/p95/p99/mean/max" \
-  bash -c "grep -q '\"p50_ms\": 544, \"p75_ms\": [0-9]*, \"p95_ms\": 548, \"p99_ms\": 549, \"mean_ms\": 542, \"min_ms\": [0-9]*, \"max_ms\": 597' <<<'$(row_of nginx)'"
-check "parameters are copied as numbers" bash -c "grep -q '\"scenario\": \"quick\", \"users\": 50' <<<'$(row_of nginx)'"
-check "a failed run: KO counted" bash -c "grep -q '\"ok\": 0, \"ko\": 57' <<<'$(row_of kodiak)'"
-check "a failed run: Gatling's top error is kept" bash -c "grep -q 'Connection refused (57×)' <<<'$(row_of kodiak)'"
-check "a run without results: the note says why" bash -c "grep -q '\"error\": \"mule is not available yet\"' <<<'$(row_of mule-http)'"
-check "links point at each Gatling report" test -f "$work/ok/nginxsimulation-20261122134641000/js/global_stats.json" -a \
-  -n "$(grep -o '"report": "ok/nginxsimulation-20261122134641000/index.html"' "$work/results.json")"
+cp -r "$here/testdata/ok" "$here/testdata/ko" "$work/"
+printf 'nginx\tnginx (9501)\t0\tok\nkodiak\tKodiak (9401)\t1\tko\nmule-http\tMule new HTTP, persistent (9301)\t125\tmissing\tmule is not available yet\n' \
+  >"$work/runs.tsv"
+report_tool gatling-rows --manifest "$work/runs.tsv" --scenario original --out "$work/rows.tsv"
 
-report render --results "$work/results.json" --out-dir "$work" --reference "$here/reference-2015.json" \
-  --title "selftest" --meta "date=today" --ceiling 89.3 --delay-ms 500 >"$work/table.txt"
-check "the console table lists every target" bash -c "grep -q '^nginx (9501) ' '$work/table.txt' && grep -q '^Kodiak (9401) ' '$work/table.txt' && grep -q '^Mule new HTTP (9301) *no data' '$work/table.txt'"
-check "the console table flags failures" grep -q '! kodiak: 57 failed requests' "$work/table.txt"
-check "report.md has today's rows beside the 2015 ones" grep -q '^| Mule new HTTP (9301) | no data .* | ~236 | 0 |$' "$work/report.md"
-check "report.md labels the 2015 rows as other hardware" grep -q 'other hardware' "$work/report.md"
-check "report.html draws three inline SVG charts" test "$(grep -c '<svg ' "$work/report.html")" = 3
-check "report.html needs nothing from the network" bash -c "! grep -v 'xmlns=\"http://www.w3.org/2000/svg\"' '$work/report.html' | grep -qiE 'https?://|<script|<link'"
-check "report.html shows the failed target in the failures chart" grep -q '>57</text>' "$work/report.html"
-check "report.html marks a missing target as no data" grep -q '>no data</text>' "$work/report.html"
-check "latencies spanning 1 ms to 549 ms get a log axis" grep -q '>ms (log scale)</text>' "$work/report.html"
-check "throughput keeps a linear axis" grep -q '>req/s</text>' "$work/report.html"
-check "report.html draws its three charts in headless Chromium, offline" \
-  "$here/render-check.sh" --expect-failures "$work/report.html" "$work/report.png"
+check "rows.tsv holds one row per manifest line" is "$(($(wc -l <"$work/rows.tsv") - 1))" 3
+check "an all-OK run: counts and req/s from global_stats.json" \
+  is "$(row_of nginx requests ok ko rps)" "$(printf '1290\t1290\t0\t80.625')"
+check "an all-OK run: p50/p95/p99/mean/max from global_stats.json" \
+  is "$(row_of nginx p50_ms p95_ms p99_ms mean_ms max_ms)" "$(printf '544\t548\t549\t542\t597')"
+check "an all-OK run: links its Gatling report, relative to the run's directory" \
+  is "$(row_of nginx gatling_report failure)" "$(printf 'ok/nginxsimulation-20261122134641000/index.html\t')"
+check "a failed run: KO counted" is "$(row_of kodiak requests ok ko)" "$(printf '69\t0\t69')"
+check "a failed run: the reason from simulation.log" \
+  is "$(row_of kodiak failure)" "j.n.ConnectException: finishConnect(..) failed: Connection refused (69×)"
+check "a run without results: no figures, the note says why" \
+  is "$(row_of mule-http requests failure)" "$(printf '\tmule is not available yet')"
 
-report render --results "$work/results.json" --out-dir "$work" --reference "$here/reference-2015.json" \
-  --reference-beside no >/dev/null
-check "other profiles keep 2015 out of today's table" bash -c "! grep -q '2015 req/s' '$work/report.md' && grep -q 'other hardware' '$work/report.md'"
+bench_begin "$work"
+bench_report gatling "$work" "bench/gatling/selftest.sh" --rows "$work/rows.tsv" --rows "$here/reference-2015.tsv" \
+  --version gatling=3.12.0 --param profile=original --param users=200 --param ceiling_rps=357.1 >/dev/null
+check "results.json follows bench/results.schema.json" report_tool validate "$work/results.json"
+check "report.md: a row per target, with Gatling's figures and the report link" \
+  grep -qF '| nginx (9501) | 1,290 | 1,290 | 0 | 80.6 | 544 | 548 | 549 | 542 | 597 | [ok/nginxsimulation-20261122134641000/index.html](ok/nginxsimulation-20261122134641000/index.html) |  |' \
+  "$work/report.md"
+check "report.md: the failed target with its reason" grep -qF \
+  '| Kodiak (9401) | 69 | 0 | 69 | 17.2 | 1 | 30 | 57 | 4 | 57 | [ko/kodiaksimulation-20261124164217661/index.html](ko/kodiaksimulation-20261124164217661/index.html) | j.n.ConnectException: finishConnect(..) failed: Connection refused (69×) |' \
+  "$work/report.md"
+check "report.md: the target without results keeps its row" \
+  grep -qF '| Mule new HTTP, persistent (9301) |  |  |  |  |  |  |  |  |  |  | mule is not available yet |' "$work/report.md"
+check "report.md: this run's req/s beside the 2015 article's, original profile" \
+  grep -qF '| mule-http |  | 236 |' "$work/report.md"
+check "report.md: the 2015 figures are labelled other hardware" grep -q '^## Beside the 2015 article (other hardware)' "$work/report.md"
+check "report.md: the stub's ceiling and the profile are given" grep -qF -e '- **ceiling_rps**: 357.1' "$work/report.md"
+# req/s, p50 and p99 per target, and req/s beside 2015.
+check "report.html draws its four charts in headless Chromium, offline" \
+  bash -c "'$root/bench/report/render-check.sh' '$work/report.html' '$work/report.png' | grep -q 'all 4 charts drawn'"
 
-check "verdict fails when a target failed requests or produced nothing" bash -c "! '$java' '$here/Report.java' verdict --results '$work/results.json'"
-head -n 2 "$work/results.json" >"$work/ok.json" && echo "]" >>"$work/ok.json"
-sed -i '2s/},$/}/' "$work/ok.json"
-check "verdict passes when every request succeeded" report verdict --results "$work/ok.json"
+# The verdict judges this run's rows (run.sh leaves the 2015 ones out of it): results of chosen targets.
+results_of() {
+  local name=$1
+  shift
+  mkdir -p "$work/$name"
+  awk -F'\t' -v keep=" $* " 'NR == 1 || index(keep, " " $1 " ")' "$work/rows.tsv" >"$work/$name/rows.tsv"
+  report_tool results --bench gatling --spec "$here/report.json" --out "$work/$name/results.json" --command selftest \
+    --started "$BENCH_STARTED" --rows "$work/$name/rows.tsv"
+}
+results_of with-ko nginx kodiak
+results_of no-data nginx mule-http
+results_of clean nginx
+# refused_with FILE TEXT: the verdict fails on FILE and says TEXT.
+refused_with() {
+  local said
+  if said=$(report_tool verdict --results "$1"); then
+    echo "the verdict passed: $said"
+    return 1
+  fi
+  grep -qF "$2" <<<"$said" || { echo "$said"; return 1; }
+}
+check "verdict fails on the run whose requests failed" refused_with "$work/with-ko/results.json" "kodiak (original) failed 69 request(s)"
+check "verdict fails on a target that left no results" refused_with "$work/no-data/results.json" "mule-http (original) measured no request"
+check "verdict passes when every request succeeded" report_tool verdict --results "$work/clean/results.json"
 
 check "bench.sh rejects an unknown target" bash -c "'$root/bin/bench.sh' gatling --targets nosuch; [ \$? = 2 ]"
 check "bench.sh rejects a non-numeric --users" bash -c "'$root/bin/bench.sh' gatling --users many; [ \$? = 2 ]"

@@ -23,6 +23,7 @@ import java.util.Map;
  *   compare  A/results.json B/results.json --out-dir DIR [--label-a A] [--label-b B] [--bench NAME]
  *   validate FILE...                                            exit 1 naming what the schema refuses
  *   verdict  --results DIR/results.json                         exit 1 if a row failed requests or measured none
+ *   gatling-rows --manifest runs.tsv --scenario NAME --out rows.tsv   bin/bench.sh gatling's runs as a TSV for results
  * </pre>
  * Exit 0 done, 1 refused (invalid input, failed verdict), 2 usage.
  */
@@ -58,6 +59,7 @@ public final class Main {
             case "verdict" -> {
                 return verdict(ResultsFile.read(Path.of(o.one("results"))));
             }
+            case "gatling-rows" -> GatlingRuns.writeTsv(Path.of(o.one("manifest")), o.one("scenario"), Path.of(o.one("out")));
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
         return 0;
