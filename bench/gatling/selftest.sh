@@ -65,10 +65,10 @@ bench_report gatling "$work" "bench/gatling/selftest.sh" --rows "$work/rows.tsv"
   --version gatling=3.12.0 --param profile=original --param users=200 --param ceiling_rps=357.1 >/dev/null
 check "results.json follows bench/results.schema.json" report_tool validate "$work/results.json"
 check "report.md: a row per target, with Gatling's figures and the report link" \
-  grep -qF '| nginx (9501) | 1,290 | 1,290 | 0 | 80.6 | 544 | 548 | 549 | 542 | 597 | [ok/nginxsimulation-20261122134641000/index.html](ok/nginxsimulation-20261122134641000/index.html) |  |' \
+  grep -qF '| nginx (9501) | 1,290 | 1,290 | 0 | 80.6 | 544 | 548 | 549 | 542 | 597 | [Gatling report](ok/nginxsimulation-20261122134641000/index.html) |  |' \
   "$work/report.md"
 check "report.md: the failed target with its reason" grep -qF \
-  '| Kodiak (9401) | 69 | 0 | 69 | 17.2 | 1 | 30 | 57 | 4 | 57 | [ko/kodiaksimulation-20261124164217661/index.html](ko/kodiaksimulation-20261124164217661/index.html) | j.n.ConnectException: finishConnect(..) failed: Connection refused (69×) |' \
+  '| Kodiak (9401) | 69 | 0 | 69 | 17.2 | 1 | 30 | 57 | 4 | 57 | [Gatling report](ko/kodiaksimulation-20261124164217661/index.html) | j.n.ConnectException: finishConnect(..) failed: Connection refused (69×) |' \
   "$work/report.md"
 check "report.md: the target without results keeps its row" \
   grep -qF '| Mule new HTTP, persistent (9301) |  |  |  |  |  |  |  |  |  |  | mule is not available yet |' "$work/report.md"
@@ -76,9 +76,9 @@ check "report.md: this run's req/s beside the 2015 article's, original profile" 
   grep -qF '| mule-http |  | 236 |' "$work/report.md"
 check "report.md: the 2015 figures are labelled other hardware" grep -q '^## Beside the 2015 article (other hardware)' "$work/report.md"
 check "report.md: the stub's ceiling and the profile are given" grep -qF -e '- **ceiling_rps**: 357.1' "$work/report.md"
-# req/s, p50 and p99 per target, and req/s beside 2015.
-check "report.html draws its four charts in headless Chromium, offline" \
-  bash -c "'$root/bench/report/render-check.sh' '$work/report.html' '$work/report.png' | grep -q 'all 4 charts drawn'"
+# KO, req/s, p50 and p99 per target, and req/s beside 2015.
+check "report.html draws its five charts in headless Chromium, offline" \
+  bash -c "'$root/bench/report/render-check.sh' '$work/report.html' '$work/report.png' | grep -q 'all 5 charts drawn'"
 
 # The verdict judges this run's rows (run.sh leaves the 2015 ones out of it): results of chosen targets.
 results_of() {
@@ -104,6 +104,12 @@ refused_with() {
 check "verdict fails on the run whose requests failed" refused_with "$work/with-ko/results.json" "kodiak (original) failed 69 request(s)"
 check "verdict fails on a target that left no results" refused_with "$work/no-data/results.json" "mule-http (original) measured no request"
 check "verdict passes when every request succeeded" report_tool verdict --results "$work/clean/results.json"
+report_tool results --bench gatling --spec "$here/report.json" --out "$work/beside-2015/results.json" --command selftest \
+  --started "$BENCH_STARTED" --rows "$work/clean/rows.tsv" --rows "$here/reference-2015.tsv" >/dev/null
+check "verdict counts the 2015 article's failures against a run unless told this run's rows" \
+  refused_with "$work/beside-2015/results.json" "failed"
+check "run.sh's verdict (--where source=\"this run\") passes a clean run beside the 2015 rows" \
+  report_tool verdict --results "$work/beside-2015/results.json" --where source="this run"
 
 check "bench.sh rejects an unknown target" bash -c "'$root/bin/bench.sh' gatling --targets nosuch; [ \$? = 2 ]"
 check "bench.sh rejects a non-numeric --users" bash -c "'$root/bin/bench.sh' gatling --users many; [ \$? = 2 ]"

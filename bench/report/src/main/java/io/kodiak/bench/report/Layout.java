@@ -97,8 +97,8 @@ final class Layout {
         if (texts.isEmpty()) {
             return Cell.EMPTY;
         }
-        String text = String.join(", ", texts);
-        return column.link() ? new Cell(text, null, null, null, null, texts.get(0)) : Cell.text(text);
+        // A link reads as what it opens (the column's label); the path itself is the link's target.
+        return column.link() ? new Cell(column.label(), null, null, null, null, texts.get(0)) : Cell.text(String.join(", ", texts));
     }
 
     private static Cell ratio(Column column, List<JsonNode> rows, List<JsonNode> reference) {

@@ -22,7 +22,7 @@ import java.util.Map;
  *   render   --results DIR/results.json [--out-dir DIR]        report.md and report.html beside it
  *   compare  A/results.json B/results.json --out-dir DIR [--label-a A] [--label-b B] [--bench NAME]
  *   validate FILE...                                            exit 1 naming what the schema refuses
- *   verdict  --results DIR/results.json                         exit 1 if a row failed requests or measured none
+ *   verdict  --results DIR/results.json [--where FIELD=VALUE]...  exit 1 if a row (of those) failed requests or measured none
  *   gatling-rows --manifest runs.tsv --scenario NAME --out rows.tsv   bin/bench.sh gatling's runs as a TSV for results
  * </pre>
  * Exit 0 done, 1 refused (invalid input, failed verdict), 2 usage.
@@ -57,7 +57,7 @@ public final class Main {
                 return validate(o);
             }
             case "verdict" -> {
-                return verdict(ResultsFile.read(Path.of(o.one("results"))));
+                return verdict(ResultsFile.read(Path.of(o.one("results"))), new LinkedHashMap<>(o.pairs("where")));
             }
             case "gatling-rows" -> GatlingRuns.writeTsv(Path.of(o.one("manifest")), o.one("scenario"), Path.of(o.one("out")));
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
@@ -122,9 +122,11 @@ public final class Main {
     }
 
     /** The experiment's --fail-on-ko: every row answered all its requests and measured some. */
-    private static int verdict(JsonNode results) {
+    private static int verdict(JsonNode results, Map<String, Object> where) {
+        List<JsonNode> rows = new ArrayList<>();
+        results.get("rows").forEach(rows::add);
         int failed = 0;
-        for (JsonNode row : results.get("rows")) {
+        for (JsonNode row : Rows.where(rows, where)) {
             String who = row.path("target").asText() + " (" + row.path("scenario").asText() + ")";
             if (row.path("ko").asLong(0) > 0) {
                 System.out.println("verdict: " + who + " failed " + row.get("ko").asLong() + " request(s)");

@@ -46,6 +46,7 @@ class LayoutTest {
         assertEquals(36.0 / 10, line.get(3).max(), 1e-9);
         assertEquals("3 [0–2]", line.get(4).text(), "a count is summed over the runs");
         assertEquals("kodiak/index.html", line.get(6).link());
+        assertEquals("details", line.get(6).text(), "a link reads as its column's label");
     }
 
     @Test
