@@ -3,8 +3,8 @@
 #   1. Kodiak (root pom): unit and integration tests on ephemeral loopback ports
 #   2. the stub (stub/pom.xml)
 #   3. the real Mule 3.6.0 peers, smoke-tested against a small backend (bench/mule/pom.xml)
-#   4. the throughput bench's self-test: its report generator and the argument handling of its
-#      scripts, with no load
+#   4. the throughput bench's self-test: its report (bench/report) on made-up runs, drawn in headless
+#      Chromium, and the argument handling of its scripts, with no load
 #   5. the bundled experiment: the report generator's self-test, then a --quick Gatling run of the
 #      stub and Kodiak that fails when any request fails
 # Maven fetches everything it needs from Maven Central on a fresh machine.
