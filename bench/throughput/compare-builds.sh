@@ -3,15 +3,19 @@
 #                                    [--conf-a FILE] [--conf-b FILE] REV_A [REV_B]
 # — whether a change to Kodiak bought anything: two git revisions of Kodiak, or one revision under two
 # configurations, each measured against nginx in the same bin/bench.sh throughput run (matrix only,
-# targets kodiak and nginx), the two alternating run by run (A B, then B A, ...). Compares each side's
-# Kodiak/nginx ratios, so that the machine's drift between runs cancels out. Defaults: 3 rounds, 8 s
-# per cell, 512 B and 10 KB × 80 and 640 connections. Each revision is built from a git worktree under
-# the run's directory. --conf-a/--conf-b: HOCON included after the bench's Kodiak config for that side
+# targets kodiak and nginx), the two alternating run by run (A B, then B A, ...). Each side's rounds
+# become the repetitions of one results.json, and bench/report compares the two: each cell's medians
+# [min–max] and B/A, Kodiak's and nginx's (nginx's B/A is the machine's drift between the sides).
+# Defaults: 3 rounds, 8 s per cell, 512 B and 10 KB × 80 and 640 connections. Each revision is built
+# from a git worktree. --conf-a/--conf-b: HOCON included after the bench's Kodiak config for that side
 # (bin/bench.sh throughput --kodiak-conf), e.g. another io-strategy; REV_B defaults to REV_A then.
-# Writes target/bench/compare-<timestamp>/{report.md,cells.tsv} and prints the report.
+# Writes target/bench/compare-<timestamp>/ (compare.md, compare.html; each side's report in a/, b/).
 set -euo pipefail
-root=$(cd -P "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
+self=$(readlink -f "${BASH_SOURCE[0]}")
+root=$(cd -P "$(dirname "$self")/../.." && pwd)
 cd "$root"
+# shellcheck source=../lib/report.sh
+. "$root/bench/lib/report.sh"
 
 rounds=3 duration=8 payloads=512,10k concurrency=80,640
 confs=("" "")
@@ -25,7 +29,7 @@ while [ $# -gt 0 ]; do
     --conf-a|--conf-b) opt=$1 side=0; [ "$opt" = --conf-b ] && side=1; shift
       [ -f "${1:-}" ] && [ -r "$1" ] || die "$opt takes a readable HOCON file; '${1:-}' is not one"
       confs[$side]=$(readlink -f "$1") ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$self"; exit 0 ;;
     -*) die "unknown option $1" ;;
     *) break ;;
   esac
@@ -76,9 +80,8 @@ for i in 0 1; do
     || { tail -n 20 "$out/build-$sha.log" >&2; die "building $rev failed"; }
 done
 
-# One line per revision, round and cell: Kodiak's and nginx's CPU µs/request, req/s and p99 ms.
-cells=$out/cells.tsv
-printf 'build\tround\tpayload\tconnections\tkodiak_cpu_us\tnginx_cpu_us\tkodiak_rps\tnginx_rps\tkodiak_p99_ms\tnginx_p99_ms\n' >"$cells"
+# Each side's runs, one directory per round, listed in sides/<i>.
+mkdir -p "$out/sides"
 for round in $(seq 1 "$rounds"); do
   order=(0 1); [ $((round % 2)) -eq 0 ] && order=(1 0)
   for i in "${order[@]}"; do
@@ -90,48 +93,26 @@ for round in $(seq 1 "$rounds"); do
       || { tail -n 20 "$log" >&2; die "bin/bench.sh throughput failed (see $log)"; }
     dir=$(sed -n 's/^report: \(.*\)\/report.md$/\1/p' "$log" | tail -n 1)
     [ -f "$dir/runs.tsv" ] || die "no runs.tsv from the run logged in $log"
-    awk -F'\t' -v OFS='\t' -v build="${names[$i]}" -v round="$round" '
-      NR == 1 { for (c = 1; c <= NF; c++) col[$c] = c; next }
-      $col["phase"] == "matrix" && $col["requests"] > 0 {
-        key = $col["payload"] OFS $col["connections"]
-        cpu[key, $col["target"]] = ($col["proxy_user_ticks"] + $col["proxy_sys_ticks"]) / $col["hz"] * 1e6 / $col["requests"]
-        rps[key, $col["target"]] = $col["requests"] / ($col["duration_us"] / 1e6)
-        p99[key, $col["target"]] = $col["p99_us"] / 1000
-        keys[key] = 1
-      }
-      END {
-        for (key in keys)
-          printf "%s\t%s\t%s\t%.1f\t%.1f\t%.0f\t%.0f\t%.2f\t%.2f\n", build, round, key,
-            cpu[key, "kodiak"], cpu[key, "nginx"], rps[key, "kodiak"], rps[key, "nginx"],
-            p99[key, "kodiak"], p99[key, "nginx"]
-      }' "$dir/runs.tsv" >>"$cells"
+    echo "$dir" >>"$out/sides/$i"
   done
 done
 
-# Medians with min-max per build and cell, over the rounds.
-summary() { # BUILD PAYLOAD CONNS EXPR-COLUMN-AWK
-  awk -F'\t' -v b="$1" -v p="$2" -v c="$3" "NR > 1 && \$1 == b && \$3 == p && \$4 == c { print $4 }" "$cells" |
-    sort -g | awk '{ v[NR] = $1 } END {
-      if (NR == 0) { print "-"; exit }
-      m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-      printf "%.2f (%.2f–%.2f)", m, v[1], v[NR] }'
+# merge_rounds DIR...: the rounds of one side as one run, each round's rows with the round as their repetition.
+merge_rounds() {
+  awk -F'\t' -v OFS='\t' '
+    FNR == 1 { round++; for (c = 1; c <= NF; c++) if ($c == "repetition") rep = c; if (round == 1) print; next }
+    { $rep = round; print }' "${@/%//runs.tsv}"
 }
-{
-  echo "# Kodiak builds compared, each against nginx in the same run"
-  echo
-  echo "Command: \`bench/throughput/compare-builds.sh --rounds $rounds --duration $duration --payloads $payloads --concurrency $concurrency${confs[0]:+ --conf-a ${confs[0]}}${confs[1]:+ --conf-b ${confs[1]}} $1 $2\`,"
-  echo "$(date -u '+%Y-%m-%d %H:%M UTC'); ${names[0]} and ${names[1]} alternating, $rounds round(s), ${duration} s per cell."
-  echo "Medians over the rounds (min–max). Ratios are Kodiak's over nginx's in the same run."
-  echo
-  echo "| payload × conns | build | CPU/request Kodiak/nginx | Kodiak CPU µs/request | req/s Kodiak/nginx | p99 Kodiak − nginx, ms |"
-  echo "|---|---|---:|---:|---:|---:|"
-  awk -F'\t' 'NR > 1 { print $3 "\t" $4 }' "$cells" | sort -u -t$'\t' -k1,1n -k2,2n | while IFS=$'\t' read -r p c; do
-    for name in "${names[@]}"; do
-      echo "| $p B × $c | $name | $(summary "$name" "$p" "$c" '$5 / $6') | $(summary "$name" "$p" "$c" '$5') |" \
-           "$(summary "$name" "$p" "$c" '$7 / $8') | $(summary "$name" "$p" "$c" '$9 - $10') |"
-    done
-  done
-  echo
-  echo "Per-run figures: cells.tsv; each run's own report: run-ROUND-INDEX.log."
-} >"$out/report.md"
-cat "$out/report.md"
+
+sides=("$out/a" "$out/b")
+for i in 0 1; do
+  mapfile -t dirs <"$out/sides/$i"
+  mkdir -p "${sides[$i]}"
+  merge_rounds "${dirs[@]}" >"${sides[$i]}/runs.tsv"
+  "$root/bin/bench.sh" throughput --report "${sides[$i]}" >"$out/report-$i.log" 2>&1 \
+    || { tail -n 20 "$out/report-$i.log" >&2; die "the report of ${names[$i]}'s runs failed (see $out/report-$i.log)"; }
+done
+report_tool compare "${sides[0]}/results.json" "${sides[1]}/results.json" --out-dir "$out" \
+  --label-a "${names[0]}" --label-b "${names[1]}" >/dev/null || die "bench/report could not compare the two sides"
+say "${rounds} round(s) of $*: compare.md and compare.html in $out; each side's own report in a/ and b/"
+cat "$out/compare.md"

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # bin/bench.sh throughput — Kodiak, nginx and HAProxy side by side in front of one fast static backend,
 # payload × concurrency with wrk, plus the scale runs on a 500 ms upstream; each proxy's CPU time per
-# request comes from /proc. Writes target/bench/<timestamp>/ with results.json, report.md and report.html.
+# request comes from /proc. Writes target/bench/<timestamp>/ with runs.tsv (the raw counters, one line per
+# recorded run) and, through bench/report, results.json, report.md and report.html: the figures are
+# derived from the counters by the formulas of bench/throughput/report.json, which also lays out the
+# tables, charts and the checks against the issue's targets.
 # Usage: see usage() below or docs/throughput.md.
 set -euo pipefail
 invocation="bin/bench.sh throughput${*:+ $*}"
@@ -12,6 +15,8 @@ root=$(cd "$here/../.." && pwd)
 . "$root/bin/lib/daemon.sh"
 # shellcheck source=../../bin/lib/packages.sh
 . "$root/bin/lib/packages.sh"
+# shellcheck source=../lib/report.sh
+. "$root/bench/lib/report.sh"
 
 ALL_TARGETS=(kodiak nginx haproxy undertow vertx relay nio-relay direct)
 # The floors, run only when asked for: TCP relays with no HTTP, on Grizzly's transport (relay,
@@ -56,7 +61,10 @@ errors, each proxy's CPU time per request and resident memory. Results in target
                         write kodiak-<phase>-profile.txt (hot methods, allocation, GC); costs it ~2 % CPU
   --kodiak-conf FILE    HOCON included after the bench's Kodiak config (its keys win); may repeat
   --no-build            use Kodiak's jar as it is, even when the sources are newer
-  --report DIR          only re-render DIR's report from DIR/runs.tsv
+  --report DIR          only remake DIR's results.json, report.md and report.html from DIR/runs.tsv with
+                        the current bench/throughput/report.json (the run's description is kept)
+  --compare A B         two runs side by side (A/results.json, B/results.json): each cell's medians and
+                        B/A, in target/bench/compare-<timestamp>/compare.md and compare.html
 
 Environment: KODIAK_JAVA_OPTS (extra JVM options for Kodiak), STUB_JAVA_OPTS (for the stubs),
 THROUGHPUT_PORT_BASE (default 9700: backend +0, Kodiak +1, nginx +2, HAProxy +3, stubs +10..+13),
@@ -70,7 +78,7 @@ die() { echo "throughput: $*" >&2; exit 2; }
 progress() { echo "[throughput $(date +%H:%M:%S)] $*"; }
 
 # ---- arguments -------------------------------------------------------------------------------------
-quick=false matrix=true scale=true build=true report_only="" jfr=false
+quick=false matrix=true scale=true build=true report_only="" compare_a="" compare_b="" jfr=false
 payloads_arg="" conc_arg="" reps="" duration="" warmup="" cell_warmup="" targets_arg="" scale_arg=""
 scale_duration="" scale_warmup="" quiet_wait=0 jit_max=""
 kodiak_confs=()
@@ -95,6 +103,7 @@ while [ $# -gt 0 ]; do
     --kodiak-conf) kodiak_confs+=("$(realpath "${2:?--kodiak-conf needs a file}")"); shift ;;
     --no-build) build=false ;;
     --report) report_only=${2:?--report needs a directory}; shift ;;
+    --compare) compare_a=${2:?--compare needs two results.json files} compare_b=${3:?--compare needs two results.json files}; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $1" ;;
   esac
@@ -127,17 +136,90 @@ parse_counts() {
   echo "${counts[*]}"
 }
 
-java17=$(daemon_java 17) || die "no JDK 17 found (the report generator and Kodiak need one)"
-report_tool=("$java17" "$here/ThroughputReport.java")
+java17=$(daemon_java 17) || die "no JDK 17 found (the report module and Kodiak need one)"
+# bench/lib/report.sh runs the report module with the java on PATH: make that this JDK 17.
+PATH=$(dirname "$java17"):$PATH
+
+# ---- the report (bench/report) -----------------------------------------------------------------------
+# runs.tsv's fields: what a recorded run counted, as counted (ticks, µs, kB, connections). The formulas
+# of bench/throughput/report.json derive the figures from them (req/s, CPU µs per request, ms, MB, ...).
+# proxied (0 for direct), upstream_delay_ms (the stub's 500 ms, 0 for the static backend) and
+# accounted_ticks (wrk's, the proxy's and the upstream's ticks together) are there for those formulas.
+RUN_FIELDS=(phase target scenario size payload connections repetition position planned_s proxied upstream_delay_ms
+  requests duration_us bytes err_connect err_read err_write err_status err_timeout
+  mean_us p50_us p75_us p90_us p95_us p99_us max_us
+  proxy_user_ticks proxy_sys_ticks upstream_ticks wrk_ticks accounted_ticks machine_busy_ticks machine_total_ticks
+  wall_us rss_kb fds upstream_connects machine_accepts proxy_jit_ticks proxy_gc_ticks hz note)
+
+tsv_line() { local IFS=$'\t'; printf '%s\n' "$*"; }
+
+# How the tables name a payload: 512 → "512 B", 10240 → "10 KB".
+size_label() { if (($1 >= 1024 && $1 % 1024 == 0)); then echo "$(($1 / 1024)) KB"; else echo "$1 B"; fi; }
+
+# report.json lists every section and check a full run can fill, but a run measures what it was asked
+# for (--quick, --targets, --no-scale): keep the sections that have rows and the checks whose target and
+# reference were measured, so that the page has no empty table, no chart without bars and no check
+# judged on nothing. A remade report ($meta not null) keeps the run's own description.
+TRIM_REPORT='.rows as $rows
+  | def measured($where): any($rows[]; . as $row | all($where | to_entries[]; $row[.key] == .value));
+  .report.sections |= map(select(measured(.where // {})))
+  | .report.checks |= map(select(measured((.where // {}) + {target})
+                                 and (.reference == null or measured((.where // {}) + {target: .reference}))))
+  | if $meta == null then . else .meta = $meta end'
+
+# write_report DIR COMMAND [bench_report options...]: DIR/results.json, report.md and report.html from
+# DIR/runs.tsv (needs bench_begin first).
+write_report() {
+  local dir=$1 command=$2 results=$1/results.json rows=$1/logs/report-rows.tsv meta=null trimmed notes
+  shift 2
+  mkdir -p "$dir/logs"
+  # Tables and charts list the targets in the order the rows first name them, and the runs rotate: sort
+  # the rows into ALL_TARGETS' order (target is runs.tsv's second field), each target's runs kept in order.
+  { head -n 1 "$dir/runs.tsv"
+    tail -n +2 "$dir/runs.tsv" | awk -F'\t' -v order="${ALL_TARGETS[*]}" '
+      BEGIN { n = split(order, o, " "); for (i = 1; i <= n; i++) rank[o[i]] = i }
+      { print ($2 in rank ? rank[$2] : n + 1) "\t" NR "\t" $0 }' | sort -t $'\t' -k1,1n -k2,2n | cut -f 3-
+  } >"$rows"
+  # What went wrong in a run (a service that exited, wrk's exit code, no result) is its note.
+  notes=$(awk -F'\t' 'NR == 1 { for (c = 1; c <= NF; c++) col[$c] = c; next }
+    $col["note"] != "" { printf "%s%s, %s, repetition %s: %s", (n++ ? "; " : ""), $col["scenario"], $col["target"], $col["repetition"], $col["note"] }' "$dir/runs.tsv")
+  [ -z "$notes" ] || set -- "$@" --param "notes from the runs=$notes"
+  [ -f "$results" ] && meta=$(jq -c .meta "$results")
+  bench_report throughput "$dir" "$command" --rows "$rows" "$@" >/dev/null || return 1
+  trimmed=$(jq --argjson meta "$meta" "$TRIM_REPORT" "$results") || return 1
+  printf '%s\n' "$trimmed" >"$results"
+  report_tool validate "$results" >/dev/null || { report_tool validate "$results" >&2; return 1; }
+  report_tool render --results "$results" >/dev/null
+}
+
+# The checks against the issue's targets as report.md states them, and where the report is.
+print_outcome() {
+  echo
+  awk '/^## / { shown = /Against the targets/ } shown' "$1/report.md"
+  echo "report: $1/report.md"
+  echo "        $1/report.html"
+}
+
+# A run's name in a comparison: the directory its results.json is in.
+run_label() { basename "$(dirname "$(realpath "$1")")"; }
 
 if [ -n "$report_only" ]; then
   dir=$(realpath "$report_only")
   [ -f "$dir/runs.tsv" ] || die "$dir/runs.tsv not found"
-  meta=()
-  [ -f "$dir/meta.txt" ] && mapfile -t meta <"$dir/meta.txt"
-  args=()
-  for m in "${meta[@]+"${meta[@]}"}"; do args+=(--meta "$m"); done
-  exec "${report_tool[@]}" --runs "$dir/runs.tsv" --out-dir "$dir" "${args[@]+"${args[@]}"}"
+  ensure_packages "bench throughput" jq || exit 1
+  bench_begin "$dir"
+  write_report "$dir" "$invocation" || die "could not write the report of $dir"
+  print_outcome "$dir"
+  exit 0
+fi
+
+if [ -n "$compare_a" ]; then
+  for f in "$compare_a" "$compare_b"; do [ -f "$f" ] || die "--compare: $f is not a file (expected a run's results.json)"; done
+  label_a=$(run_label "$compare_a") label_b=$(run_label "$compare_b")
+  [ "$label_a" != "$label_b" ] || { label_a=A label_b=B; }
+  out=$root/target/bench/compare-$(date +%Y%m%d-%H%M%S)
+  report_tool compare "$compare_a" "$compare_b" --out-dir "$out" --label-a "$label_a" --label-b "$label_b" || exit 1
+  exit 0
 fi
 
 if $quick; then
@@ -203,11 +285,13 @@ fi
 in_targets() { [[ " ${targets[*]} " == *" $1 "* ]]; }
 
 # ---- tools: installed from Debian when missing ------------------------------------------------------
-tools=(wrk curl)
+tools=(wrk curl jq)
 { $matrix || in_targets nginx; } && tools+=(nginx)
 in_targets haproxy && tools+=(haproxy)
 ensure_packages "bench throughput" "${tools[@]}" || exit 1
 export PATH=$PATH:/usr/sbin
+# Built now (npm and Maven, once), so that a missing tool stops the run before it measures, not after.
+report_jar >/dev/null || die "the report module (bench/report) did not build"
 hz=$(getconf CLK_TCK)
 ncpu=$(nproc)
 
@@ -219,7 +303,8 @@ while [ -e "$out" ]; do out=$root/target/bench/$stamp-$((suffix++)); done
 mkdir -p "$out/logs" "$out/run"
 ln -sfn "$(basename "$out")" "$root/target/bench/latest-throughput"
 runs=$out/runs.tsv
-printf '%s\n' "phase	target	payload	connections	repetition	position	planned_s	requests	duration_us	bytes	err_connect	err_read	err_write	err_status	err_timeout	mean_us	p50_us	p75_us	p90_us	p95_us	p99_us	max_us	proxy_user_ticks	proxy_sys_ticks	upstream_ticks	wrk_ticks	machine_busy_ticks	machine_total_ticks	wall_us	rss_kb	fds	upstream_connects	machine_accepts	proxy_jit_ticks	proxy_gc_ticks	hz	note" >"$runs"
+tsv_line "${RUN_FIELDS[@]}" >"$runs"
+bench_begin "$out"
 
 # ---- cleanup: stop what this run started, by pid, also on Ctrl-C and errors -------------------------
 started=()   # services started by this run, in start order
@@ -802,7 +887,21 @@ measure() {
   fi
   local ut=$(((u1[0] + u1[1]) - (u0[0] + u0[1]))) pt=0
   [ "$pu" = - ] || pt=$((pu + ps))
-  printf '%s\n' "$phase	$target	$payload	$conns	$rep	$position	$seconds	${v[requests]}	${v[duration_us]}	${v[bytes]}	${v[connect]}	${v[read]}	${v[write]}	${v[status]}	${v[timeout]}	${v[mean_us]}	${v[p50_us]}	${v[p75_us]}	${v[p90_us]}	${v[p95_us]}	${v[p99_us]}	${v[max_us]}	$pu	$ps	$ut	$wrk_ticks	$((m1[0] - m0[0]))	$((m1[1] - m0[1]))	$((t1 - t0))	$rss_out	$fds_out	$connects	$([ "$tcp0" = - ] || [ "$tcp1" = - ] && echo - || echo $((tcp1 - tcp0)))	$jit	$gc	$hz	$note" >>"$runs"
+  local proxied=1 delay_ms=0 scenario machine_accepts=-
+  [ "$target" = direct ] && proxied=0
+  if [ "$phase" = scale ]; then
+    delay_ms=500 scenario="scale $conns connections, 500 ms upstream"
+  else
+    scenario="matrix $(size_label "$payload") × $conns"
+  fi
+  [ "$tcp0" = - ] || [ "$tcp1" = - ] || machine_accepts=$((tcp1 - tcp0))
+  tsv_line "$phase" "$target" "$scenario" "$(size_label "$payload")" "$payload" "$conns" "$rep" "$position" "$seconds" \
+    "$proxied" "$delay_ms" "${v[requests]}" "${v[duration_us]}" "${v[bytes]}" \
+    "${v[connect]}" "${v[read]}" "${v[write]}" "${v[status]}" "${v[timeout]}" \
+    "${v[mean_us]}" "${v[p50_us]}" "${v[p75_us]}" "${v[p90_us]}" "${v[p95_us]}" "${v[p99_us]}" "${v[max_us]}" \
+    "$pu" "$ps" "$ut" "$wrk_ticks" "$((pt + ut + wrk_ticks))" "$((m1[0] - m0[0]))" "$((m1[1] - m0[1]))" \
+    "$((t1 - t0))" "$rss_out" "$fds_out" "$connects" "$machine_accepts" "$jit" "$gc" "$hz" "$note" >>"$runs"
+  bench_sample_load
 
   # One progress line: req/s, CPU per request, p99, errors, and how busy the rest of the machine was.
   awk -v t="$target" -v pl="$payload" -v c="$conns" -v rep="$rep" -v reps="$reps_now" -v n="${v[requests]}" -v d="${v[duration_us]}" \
@@ -965,30 +1064,31 @@ elapsed=$((SECONDS - started_at))
 progress "measured in $((elapsed / 60)) min $((elapsed % 60)) s"
 
 # ---- report ----------------------------------------------------------------------------------------
+# The run's description beside the machine facts bench/report gathers itself (cores, memory, kernel,
+# load average before and during, start and end).
 commit=$(git -C "$kodiak_home" rev-parse --short HEAD 2>/dev/null || echo unknown)
 git -C "$kodiak_home" diff --quiet HEAD -- src pom.xml 2>/dev/null || commit="$commit (with uncommitted changes in src/ or pom.xml)"
-matrix_note="" scale_note="" jfr_note="" quiet_meta=""
+matrix_note="" scale_note="" quiet_note_meta=""
 $matrix && matrix_note="; matrix runs of ${duration}s after a ${warmup}s warm-up per target and a ${cell_warmup}s unrecorded run per target and cell"
 $scale && scale_note="; scale runs of ${scale_duration}s on fresh proxies and one stub per target (500 ms, async), after a ${scale_warmup}s warm-up per target"
-$jfr && jfr_note="; recorded with JFR (profile settings) during the recorded runs"
-((quiet_wait > 0)) && quiet_meta=", waiting up to ${quiet_wait}s before each run for a quiet machine"
-meta=(
-  "date=$(date '+%Y-%m-%d %H:%M %Z')"
-  "command=$invocation"
-  "profile=$profile; ${reps} repetition(s) per target and cell${matrix_note}${scale_note}"
-  "load=wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}') -t2, keep-alive, POST bodies of the payload size (the backend answers the same size), --timeout 10s; targets alternate within each cell"
-  "machine=$ncpu cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(uname -sr), open files per process $(ulimit -n); load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
-  "peers=$("$nginx_bin" -v 2>&1 | sed 's/.*version: //'), $("$haproxy_bin" -v 2>/dev/null | head -1 | awk '{print "HAProxy " $3}'), $("$java17" -version 2>&1 | head -1)"
-  "Kodiak=commit $commit; ${kodiak_jar_info:-not measured}; launched with $kodiak_launch; JAVA_OPTS $(kodiak_java_opts)${kodiak_confs[*]:+; extra config ${kodiak_confs[*]}}${kodiak_build_note:+; $kodiak_build_note}${jfr_note}${jit_note:+; $jit_note}"
-  "duration=measured in $((elapsed / 60)) min $((elapsed % 60)) s${quiet_meta}"
-  "caveat=wrk, the proxy and the backend share the machine's cores: req/s measures the whole box and moves with other load (see the other-CPU column); CPU µs per request is the proxy's own cost and holds better"
+((quiet_wait > 0)) && quiet_note_meta="; waiting up to ${quiet_wait}s before each run for a quiet machine"
+facts=(
+  --param "profile=$profile; ${reps} repetition(s) per target and cell${matrix_note}${scale_note}; measured in $((elapsed / 60)) min $((elapsed % 60)) s"
+  --param "load=wrk -t2, keep-alive, POST bodies of the payload size (the backend answers the same size), --timeout 10s; targets alternate within each cell${quiet_note_meta}"
+  --param "open files per process=$(ulimit -n)"
+  --version "wrk=$(wrk -v 2>&1 | head -n 1 | awk '{print $2}')"
+  --version "java=$("$java17" -version 2>&1 | head -n 1)"
 )
-for n in "${preflight_notes[@]+"${preflight_notes[@]}"}"; do meta+=("preflight failure=$n"); done
-printf '%s\n' "${meta[@]}" >"$out/meta.txt"
-args=()
-for m in "${meta[@]}"; do args+=(--meta "$m"); done
-echo
-"${report_tool[@]}" --runs "$runs" --out-dir "$out" "${args[@]}"
-echo
-echo "report: $out/report.md"
-echo "        $out/report.html"
+command -v "$nginx_bin" >/dev/null && facts+=(--version "nginx=$("$nginx_bin" -v 2>&1 | sed 's/.*version: //')")
+in_targets haproxy && facts+=(--version "haproxy=$("$haproxy_bin" -v 2>/dev/null | head -n 1 | awk '{print "HAProxy " $3}')")
+if in_targets kodiak; then
+  facts+=(--param "Kodiak=commit $commit; $kodiak_jar_info; launched with $kodiak_launch${kodiak_build_note:+; $kodiak_build_note}"
+          --param "Kodiak JAVA_OPTS=$(kodiak_java_opts)")
+  [ ${#kodiak_confs[@]} -eq 0 ] || facts+=(--param "Kodiak extra config=${kodiak_confs[*]}")
+  [ -z "$jit_note" ] || facts+=(--param "Kodiak JIT warm-up=$jit_note")
+  $jfr && facts+=(--param "JFR=Kodiak recorded with JFR (profile settings) during the recorded runs")
+fi
+joined() { local all; printf -v all '%s; ' "$@"; echo "${all%; }"; }
+[ ${#preflight_notes[@]} -eq 0 ] || facts+=(--param "preflight failures=$(joined "${preflight_notes[@]}")")
+write_report "$out" "$invocation" "${facts[@]}" || die "the runs are in $runs, but their report could not be written"
+print_outcome "$out"
