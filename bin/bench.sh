@@ -28,11 +28,17 @@ command=${1:-}
 # bin/bench.sh BENCH --compare A/results.json B/results.json: two runs side by side, for any bench.
 if [ "${1:-}" = --compare ]; then
   [ $# -eq 3 ] || { echo "usage: bin/bench.sh $command --compare A/results.json B/results.json" >&2; exit 2; }
+  for f in "$2" "$3"; do
+    [ -f "$f" ] || { echo "bin/bench.sh $command --compare: $f is not a file (expected a run's results.json)" >&2; exit 2; }
+  done
   # shellcheck source=../bench/lib/report.sh
   . "$root/bench/lib/report.sh"
   out=$root/target/bench/compare-$command-$(date +%Y%m%d-%H%M%S)
+  # Each run is named by its directory (A and B when both are called the same).
   label() { basename "$(dirname "$(realpath "$1")")"; }
-  report_tool compare "$2" "$3" --bench "$command" --out-dir "$out" --label-a "$(label "$2")" --label-b "$(label "$3")" || exit 1
+  label_a=$(label "$2") label_b=$(label "$3")
+  [ "$label_a" != "$label_b" ] || { label_a=A label_b=B; }
+  report_tool compare "$2" "$3" --bench "$command" --out-dir "$out" --label-a "$label_a" --label-b "$label_b" || exit 1
   cat "$out/compare.md"
   echo "report: $out/compare.md"
   echo "        $out/compare.html"

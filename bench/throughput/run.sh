@@ -63,8 +63,8 @@ errors, each proxy's CPU time per request and resident memory. Results in target
   --no-build            use Kodiak's jar as it is, even when the sources are newer
   --report DIR          only remake DIR's results.json, report.md and report.html from DIR/runs.tsv with
                         the current bench/throughput/report.json (the run's description is kept)
-  --compare A B         two runs side by side (A/results.json, B/results.json): each cell's medians and
-                        B/A, in target/bench/compare-<timestamp>/compare.md and compare.html
+
+Two runs side by side: bin/bench.sh throughput --compare A/results.json B/results.json (every bench has it).
 
 Environment: KODIAK_JAVA_OPTS (extra JVM options for Kodiak), STUB_JAVA_OPTS (for the stubs),
 THROUGHPUT_PORT_BASE (default 9700: backend +0, Kodiak +1, nginx +2, HAProxy +3, stubs +10..+13),
@@ -78,7 +78,7 @@ die() { echo "throughput: $*" >&2; exit 2; }
 progress() { echo "[throughput $(date +%H:%M:%S)] $*"; }
 
 # ---- arguments -------------------------------------------------------------------------------------
-quick=false matrix=true scale=true build=true report_only="" compare_a="" compare_b="" jfr=false
+quick=false matrix=true scale=true build=true report_only="" jfr=false
 payloads_arg="" conc_arg="" reps="" duration="" warmup="" cell_warmup="" targets_arg="" scale_arg=""
 scale_duration="" scale_warmup="" quiet_wait=0 jit_max=""
 kodiak_confs=()
@@ -103,7 +103,6 @@ while [ $# -gt 0 ]; do
     --kodiak-conf) kodiak_confs+=("$(realpath "${2:?--kodiak-conf needs a file}")"); shift ;;
     --no-build) build=false ;;
     --report) report_only=${2:?--report needs a directory}; shift ;;
-    --compare) compare_a=${2:?--compare needs two results.json files} compare_b=${3:?--compare needs two results.json files}; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $1" ;;
   esac
@@ -156,21 +155,10 @@ tsv_line() { local IFS=$'\t'; printf '%s\n' "$*"; }
 # How the tables name a payload: 512 → "512 B", 10240 → "10 KB".
 size_label() { if (($1 >= 1024 && $1 % 1024 == 0)); then echo "$(($1 / 1024)) KB"; else echo "$1 B"; fi; }
 
-# report.json lists every section and check a full run can fill, but a run measures what it was asked
-# for (--quick, --targets, --no-scale): keep the sections that have rows and the checks whose target and
-# reference were measured, so that the page has no empty table, no chart without bars and no check
-# judged on nothing. A remade report ($meta not null) keeps the run's own description.
-TRIM_REPORT='.rows as $rows
-  | def measured($where): any($rows[]; . as $row | all($where | to_entries[]; $row[.key] == .value));
-  .report.sections |= map(select(measured(.where // {})))
-  | .report.checks |= map(select(measured((.where // {}) + {target})
-                                 and (.reference == null or measured((.where // {}) + {target: .reference}))))
-  | if $meta == null then . else .meta = $meta end'
-
 # write_report DIR COMMAND [bench_report options...]: DIR/results.json, report.md and report.html from
 # DIR/runs.tsv (needs bench_begin first).
 write_report() {
-  local dir=$1 command=$2 results=$1/results.json rows=$1/logs/report-rows.tsv meta=null trimmed notes
+  local dir=$1 command=$2 results=$1/results.json rows=$1/logs/report-rows.tsv notes
   shift 2
   mkdir -p "$dir/logs"
   # Tables and charts list the targets in the order the rows first name them, and the runs rotate: sort
@@ -184,12 +172,10 @@ write_report() {
   notes=$(awk -F'\t' 'NR == 1 { for (c = 1; c <= NF; c++) col[$c] = c; next }
     $col["note"] != "" { printf "%s%s, %s, repetition %s: %s", (n++ ? "; " : ""), $col["scenario"], $col["target"], $col["repetition"], $col["note"] }' "$dir/runs.tsv")
   [ -z "$notes" ] || set -- "$@" --param "notes from the runs=$notes"
-  [ -f "$results" ] && meta=$(jq -c .meta "$results")
-  bench_report throughput "$dir" "$command" --rows "$rows" "$@" >/dev/null || return 1
-  trimmed=$(jq --argjson meta "$meta" "$TRIM_REPORT" "$results") || return 1
-  printf '%s\n' "$trimmed" >"$results"
-  report_tool validate "$results" >/dev/null || { report_tool validate "$results" >&2; return 1; }
-  report_tool render --results "$results" >/dev/null
+  # A remade report keeps the run's own description (command, time, machine, versions).
+  [ -f "$results" ] && set -- "$@" --meta-from "$results"
+  # report.json names every section and check a full run can fill; the page shows those this run filled.
+  bench_report throughput "$dir" "$command" --rows "$rows" "$@" >/dev/null
 }
 
 # The checks against the issue's targets as report.md states them, and where the report is.
@@ -200,25 +186,13 @@ print_outcome() {
   echo "        $1/report.html"
 }
 
-# A run's name in a comparison: the directory its results.json is in.
-run_label() { basename "$(dirname "$(realpath "$1")")"; }
 
 if [ -n "$report_only" ]; then
   dir=$(realpath "$report_only")
   [ -f "$dir/runs.tsv" ] || die "$dir/runs.tsv not found"
-  ensure_packages "bench throughput" jq || exit 1
   bench_begin "$dir"
   write_report "$dir" "$invocation" || die "could not write the report of $dir"
   print_outcome "$dir"
-  exit 0
-fi
-
-if [ -n "$compare_a" ]; then
-  for f in "$compare_a" "$compare_b"; do [ -f "$f" ] || die "--compare: $f is not a file (expected a run's results.json)"; done
-  label_a=$(run_label "$compare_a") label_b=$(run_label "$compare_b")
-  [ "$label_a" != "$label_b" ] || { label_a=A label_b=B; }
-  out=$root/target/bench/compare-$(date +%Y%m%d-%H%M%S)
-  report_tool compare "$compare_a" "$compare_b" --out-dir "$out" --label-a "$label_a" --label-b "$label_b" || exit 1
   exit 0
 fi
 
@@ -285,7 +259,7 @@ fi
 in_targets() { [[ " ${targets[*]} " == *" $1 "* ]]; }
 
 # ---- tools: installed from Debian when missing ------------------------------------------------------
-tools=(wrk curl jq)
+tools=(wrk curl)
 { $matrix || in_targets nginx; } && tools+=(nginx)
 in_targets haproxy && tools+=(haproxy)
 ensure_packages "bench throughput" "${tools[@]}" || exit 1

@@ -11,6 +11,10 @@ here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 root=$(cd "$here/../.." && pwd)
 # shellcheck source=../lib/report.sh
 . "$root/bench/lib/report.sh"
+# shellcheck source=../../bin/lib/packages.sh
+. "$root/bin/lib/packages.sh"
+# jq reads single values out of results.json for the checks below (the bench itself does not need it).
+ensure_packages "throughput selftest" jq || exit 1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -154,7 +158,8 @@ check "a bad payload exits 2" test "$(code "$run" --payloads 1x)" = 2
 check "an unknown target exits 2" test "$(code "$run" --targets kodiak,envoy)" = 2
 check "more connections than wrk's open files exits 2" test "$(code "$run" --scale 50000)" = 2
 check "--no-matrix --no-scale exits 2" test "$(code "$run" --no-matrix --no-scale)" = 2
-check "--compare with a missing file exits 2" test "$(code "$run" --compare "$results" "$work/none.json")" = 2
+check "bin/bench.sh throughput --compare with a missing file exits 2" \
+  test "$(code "$root/bin/bench.sh" throughput --compare "$results" "$work/none.json")" = 2
 check "a KODIAK_HOME that is no directory exits 2" test "$(KODIAK_HOME=$work/none code "$run" --quick)" = 2
 check "through a symlink" bash -c "ln -s '$run' '$work/tp' && '$work/tp' --help"
 

@@ -101,10 +101,37 @@ final class Compare {
                 lines.add(line);
             }
         }
+        // Within-run ratios (kodiak/nginx) compared across the runs: the machine's drift between the two
+        // runs cancels out of them, which it does not out of either target's own B/A.
+        List<String> ratioSeries = column.ratio() && section.reference() != null && seriesValues.contains(section.reference())
+                ? seriesValues.stream().filter(s -> !section.reference().equals(s)).toList() : List.of();
+        for (String s : ratioSeries) {
+            String name = s + "/" + section.reference();
+            List<Cell> points = new ArrayList<>();
+            for (List<String> key : keys) {
+                List<JsonNode> a = groupsA.getOrDefault(key, List.of());
+                List<JsonNode> b = groupsB.getOrDefault(key, List.of());
+                Cell ca = Layout.ratio(column, Rows.withValue(a, series, s), Rows.withValue(a, series, section.reference()));
+                Cell cb = Layout.ratio(column, Rows.withValue(b, series, s), Rows.withValue(b, series, section.reference()));
+                Cell ratio = !measured(ca) || !measured(cb) || ca.value() == 0 ? Cell.EMPTY : Cell.of(spread(cb).over(spread(ca)), 2);
+                points.add(ratio.value() == null ? null : ratio);
+                if (ca.value() == null && cb.value() == null) {
+                    continue;
+                }
+                List<Cell> line = new ArrayList<>();
+                key.forEach(k -> line.add(Cell.text(k)));
+                line.add(Cell.text(name));
+                line.addAll(List.of(ca, cb, ratio));
+                lines.add(line);
+            }
+            ratiosBySeries.add(points);
+        }
+        List<String> datasetNames = new ArrayList<>(seriesValues.stream().map(s -> s == null ? column.label() : s).toList());
+        ratioSeries.forEach(s -> datasetNames.add(s + "/" + section.reference()));
+
         List<Dataset> datasets = new ArrayList<>();
-        for (int i = 0; i < seriesValues.size(); i++) {
-            String s = seriesValues.get(i);
-            datasets.add(new Dataset(s == null ? column.label() : s, ratiosBySeries.get(i)));
+        for (int i = 0; i < datasetNames.size(); i++) {
+            datasets.add(new Dataset(datasetNames.get(i), ratiosBySeries.get(i)));
         }
         boolean anyRatio = ratiosBySeries.stream().flatMap(List::stream).anyMatch(java.util.Objects::nonNull);
         List<Chart> charts = anyRatio

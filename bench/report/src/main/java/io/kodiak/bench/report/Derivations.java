@@ -45,8 +45,12 @@ final class Derivations {
                 BigDecimal value = evaluate(formula, names, row);
                 if (value == null) {
                     row.putNull(field);
+                } else if (digits == null) {
+                    row.put(field, value.doubleValue());
+                } else if (digits == 0) {
+                    row.put(field, value.setScale(0, RoundingMode.HALF_EVEN).longValue()); // a count reads as one
                 } else {
-                    row.put(field, digits == null ? value.doubleValue() : value.setScale(digits, RoundingMode.HALF_EVEN).doubleValue());
+                    row.put(field, value.setScale(digits, RoundingMode.HALF_EVEN).doubleValue());
                 }
             }
         }

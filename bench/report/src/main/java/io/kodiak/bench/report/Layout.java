@@ -22,11 +22,17 @@ final class Layout {
         Spec spec = Spec.of(results.get("report"));
         List<JsonNode> rows = new ArrayList<>();
         results.get("rows").forEach(rows::add);
+        // A bench's layout names every section and check it can fill; a run fills those its options
+        // chose (some payloads, no scale phase): the others are left out rather than shown empty.
         List<Table> tables = new ArrayList<>();
         for (Section section : spec.sections()) {
-            tables.add(table(section, Rows.where(rows, section.where())));
+            List<JsonNode> kept = Rows.where(rows, section.where());
+            if (!kept.isEmpty()) {
+                tables.add(table(section, kept));
+            }
         }
-        List<Page.Verdict> verdicts = spec.checks().stream().map(c -> Checks.judge(c, rows)).toList();
+        List<Page.Verdict> verdicts = spec.checks().stream().map(c -> Checks.judge(c, rows))
+                .filter(v -> v.judged() > 0).toList();
         JsonNode meta = results.get("meta");
         return new Page(spec.title(), MetaFacts.of(meta), spec.notes(), verdicts, tables, meta.path("command").asText());
     }
@@ -101,7 +107,7 @@ final class Layout {
         return column.link() ? new Cell(column.label(), null, null, null, null, texts.get(0)) : Cell.text(String.join(", ", texts));
     }
 
-    private static Cell ratio(Column column, List<JsonNode> rows, List<JsonNode> reference) {
+    static Cell ratio(Column column, List<JsonNode> rows, List<JsonNode> reference) {
         List<Double> a = Rows.numbers(rows, column.field());
         List<Double> b = Rows.numbers(reference, column.field());
         if (a.isEmpty() || b.isEmpty()) {

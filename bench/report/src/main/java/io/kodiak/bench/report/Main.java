@@ -19,6 +19,7 @@ import java.util.Map;
  *   results  --bench NAME --spec bench/NAME/report.json --out DIR/results.json --command "..." --started ISO
  *            [--load-before X] [--load-samples FILE] [--repo DIR] [--version NAME=TEXT]... [--param KEY=VALUE]...
  *            --rows FILE.tsv...            the bench's measurements (a TSV whose first line names the fields)
+ *            [--meta-from OLD/results.json]  keep that file's meta instead (results remade from a run's TSV)
  *   render   --results DIR/results.json [--out-dir DIR]        report.md and report.html beside it
  *   compare  A/results.json B/results.json --out-dir DIR [--label-a A] [--label-b B] [--bench NAME]
  *   validate FILE...                                            exit 1 naming what the schema refuses
@@ -69,10 +70,16 @@ public final class Main {
         ObjectNode results = JsonNodeFactory.instance.objectNode();
         results.put("schema", "kodiak-bench-results/1");
         results.put("bench", o.one("bench"));
-        results.set("meta", Meta.of(o.one("command"), o.one("started"),
-                o.has("load-before") ? Double.valueOf(o.one("load-before")) : null,
-                o.has("load-samples") ? Path.of(o.one("load-samples")) : null,
-                Path.of(o.optional("repo", ".")), o.pairs("version"), o.pairs("param")));
+        if (o.has("meta-from")) {
+            // Results remade from a run's measurements (a new layout, a fixed formula) keep the run's own
+            // description: its command, time, machine and versions are what the rows were measured under.
+            results.set("meta", ResultsFile.read(Path.of(o.one("meta-from"))).get("meta"));
+        } else {
+            results.set("meta", Meta.of(o.one("command"), o.one("started"),
+                    o.has("load-before") ? Double.valueOf(o.one("load-before")) : null,
+                    o.has("load-samples") ? Path.of(o.one("load-samples")) : null,
+                    Path.of(o.optional("repo", ".")), o.pairs("version"), o.pairs("param")));
+        }
         JsonNode report = ResultsFile.JSON.readTree(Path.of(o.one("spec")).toFile());
         List<ObjectNode> measured = new ArrayList<>();
         for (String tsv : o.all("rows")) {

@@ -46,4 +46,23 @@ class CompareTest {
         b.put("bench", "tls");
         assertThrows(IOException.class, () -> Compare.of(a, "A", b, "B"));
     }
+
+    @Test
+    void aRatioColumnIsComparedWithinEachRunSoTheMachinesDriftCancels() throws Exception {
+        String spec = """
+                {"title": "Throughput", "sections": [{"title": "CPU", "rows": ["scenario"], "reference": "nginx",
+                  "columns": [{"field": "cpu", "label": "µs", "ratio": true}]}]}""";
+        // B's machine was 10 % slower for everyone: Kodiak's own B/A is 1.10, its ratio to nginx unchanged.
+        ObjectNode a = Fixtures.results(spec, run("kodiak", 1, 20), run("nginx", 1, 10));
+        ObjectNode b = Fixtures.results(spec, run("kodiak", 1, 22), run("nginx", 1, 11));
+        Table t = Compare.of(a, "A", b, "B").tables().get(0);
+        List<Cell> within = t.rows().get(t.rows().size() - 1);
+        assertEquals("kodiak/nginx", within.get(1).text());
+        assertEquals(2.0, within.get(2).value(), 1e-9);
+        assertEquals(2.0, within.get(3).value(), 1e-9);
+        assertEquals(1.0, within.get(4).value(), 1e-9);
+        assertEquals(1.1, t.rows().get(0).get(4).value(), 1e-9, "Kodiak's own B/A carries the drift");
+        assertEquals(List.of("kodiak", "nginx", "kodiak/nginx"),
+                t.charts().get(0).datasets().stream().map(Page.Dataset::label).toList());
+    }
 }

@@ -90,4 +90,18 @@ class LayoutTest {
         assertEquals("warm, cold", t.rows().get(0).get(1).text());
         assertTrue(t.charts().isEmpty());
     }
+
+    @Test
+    void sectionsAndChecksThisRunDidNotMeasureAreLeftOut() throws Exception {
+        String spec = """
+                {"title": "t", "sections": [
+                   {"title": "matrix", "where": {"phase": "matrix"}, "columns": [{"field": "cpu", "label": "µs"}]},
+                   {"title": "scale", "where": {"phase": "scale"}, "columns": [{"field": "cpu", "label": "µs"}]}],
+                 "checks": [
+                   {"title": "vs nginx", "field": "cpu", "target": "kodiak", "reference": "nginx", "max_ratio": 1.0},
+                   {"title": "vs undertow", "field": "cpu", "target": "kodiak", "reference": "undertow", "max_ratio": 1.0}]}""";
+        Page page = Layout.of(Fixtures.results(spec, run("kodiak", "512 B", 1, 30, 0), run("nginx", "512 B", 1, 10, 0)));
+        assertEquals(List.of("matrix"), page.tables().stream().map(Table::title).toList());
+        assertEquals(List.of("vs nginx"), page.checks().stream().map(Page.Verdict::title).toList());
+    }
 }

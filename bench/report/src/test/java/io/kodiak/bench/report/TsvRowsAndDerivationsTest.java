@@ -49,7 +49,9 @@ class TsvRowsAndDerivationsTest {
         Derivations.apply(Fixtures.json("""
                 [{"field": "cpu_s", "formula": "ticks / hz"},
                  {"field": "cpu_us_per_req", "formula": "cpu_s * 1000000 / requests", "digits": 2},
-                 {"field": "absent", "formula": "nothing * 2"}]"""), List.of(measured, unmeasured));
+                 {"field": "absent", "formula": "nothing * 2"},
+                 {"field": "ticks_per_hz_whole", "formula": "ticks / hz", "digits": 0}]"""), List.of(measured, unmeasured));
+        assertTrue(measured.get("ticks_per_hz_whole").isIntegralNumber(), "digits 0: a whole number, not 3.0");
         assertEquals(3.0, measured.get("cpu_s").asDouble());
         assertEquals(30.0, measured.get("cpu_us_per_req").asDouble());
         assertTrue(measured.get("absent").isNull());
