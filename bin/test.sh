@@ -5,7 +5,9 @@
 #   3. the real Mule 3.6.0 peers, smoke-tested against a small backend (bench/mule/pom.xml)
 #   4. the throughput bench's self-test: its report generator and the argument handling of its
 #      scripts, with no load
-#   5. the bundled experiment: the report generator's self-test, then a --quick Gatling run of the
+#   5. the bench report module (bench/report): its tests, among them every bench's report spec
+#      (bench/*/report.json) turned into results from a fixture, validated and rendered
+#   6. the bundled experiment: the report generator's self-test, then a --quick Gatling run of the
 #      stub and Kodiak that fails when any request fails
 # Maven fetches everything it needs from Maven Central on a fresh machine.
 set -euo pipefail
@@ -25,6 +27,11 @@ mvn -B -f bench/mule/pom.xml verify
 
 step "throughput bench: bench/throughput/selftest.sh"
 bench/throughput/selftest.sh
+
+step "bench report module: mvn -B -f bench/report/pom.xml verify"
+# report_jar fetches the chart library with npm first when bench/report/node_modules lacks it.
+(. bench/lib/report.sh && report_jar >/dev/null)
+mvn -B -f bench/report/pom.xml verify
 
 step "bench report generator: bench/gatling/selftest.sh"
 bench/gatling/selftest.sh
