@@ -3,8 +3,9 @@
 #   1. Kodiak (root pom): unit and integration tests on ephemeral loopback ports
 #   2. the stub (stub/pom.xml)
 #   3. the real Mule 3.6.0 peers, smoke-tested against a small backend (bench/mule/pom.xml)
-#   4. the bench report module (bench/report): its unit tests, and the jar on made-up runs (results,
-#      schema, report.md, report.html drawn in headless Chromium, --compare)
+#   4. the bench report module (bench/report): its unit tests, among them every bench's report spec
+#      (bench/*/report.json) turned into results from a fixture, validated and rendered; then the jar
+#      on made-up runs (results, schema, report.md, report.html drawn in headless Chromium, --compare)
 #   5. the throughput bench's self-test: its report (bench/report) on made-up runs, drawn in headless
 #      Chromium, and the argument handling of its scripts, with no load
 #   6. the bundled experiment: its report path's self-test (bench/report on Gatling fixtures), then

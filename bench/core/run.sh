@@ -8,15 +8,24 @@
 #            Kodiak against nginx as a keep-alive proxy: req/s and CPU microseconds per request
 #   heap     Kodiak started with -Xmx64m moving 100 MiB up and 100 MiB down (read at 20 MB/s);
 #            peak heap and old-generation use against the same transfers at 10 MiB
-# Writes target/bench/core-<timestamp>/{results.json,report.md} and prints the report.
+# Writes target/bench/core-<timestamp>/: load.tsv and heap.tsv (a row per run or transfer), and from them
+# results.json, report.md and report.html (bench/report, laid out by bench/core/report.json, with the
+# targets checked); prints report.md.
 # Loopback only; every load run is bounded; everything started is stopped by pid on exit.
 set -euo pipefail
 root=$(cd -P "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
 source "$root/bin/lib/daemon.sh"
 # shellcheck source=../../bin/lib/packages.sh
 source "$root/bin/lib/packages.sh"
+# shellcheck source=../lib/report.sh
+source "$root/bench/lib/report.sh"
+# shellcheck source=../lib/versions.sh
+source "$root/bench/lib/versions.sh"
+# shellcheck source=../lib/wrk.sh
+source "$root/bench/lib/wrk.sh"
 cd "$root"
 
+args="$*"
 quick=false
 only=all
 conns=200
@@ -36,7 +45,7 @@ while [ $# -gt 0 ]; do
             [[ $warm_override =~ ^[1-9][0-9]{0,3}$ ]] || { echo "bench core: --warmup takes seconds (1-9999)" >&2; exit 2; } ;;
     --connections) shift; conns=${1:-}
             [[ $conns =~ ^[1-9][0-9]*$ ]] || { echo "bench core: --connections takes a positive number" >&2; exit 2; } ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "bench core: unknown option $1 (expected --quick, --only PART, --connections N, --warmup S, --measure S, --memory-manager M)" >&2; exit 2 ;;
   esac
   shift
@@ -48,7 +57,7 @@ measure=${measure_override:-$measure}
 
 stamp=$(date +%Y%m%d-%H%M%S)
 out=$root/target/bench/core-$stamp
-mkdir -p "$out"
+bench_begin "$out"
 say() { printf '[core %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 
 STUB_PORT=9801; KODIAK_PORT=9802; BACKEND_PORT=9803; NGINX_PORT=9804; BULK_PORT=9805; HEAP_KODIAK_PORT=9806
@@ -107,30 +116,24 @@ EOF
 cpu_ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14+$15}' "/proc/$p/stat"))); done; echo "$t"; }
 hz=$(getconf CLK_TCK)
 
-# load NAME URL CONNECTIONS SECONDS LUA [PIDS...]: one bounded wrk run; appends a JSON row.
+# load NAME URL CONNECTIONS SECONDS LUA [PIDS...]: one bounded wrk run, its output kept in wrk-NAME-*.txt;
+# prints its wrk_stats fields and the clock ticks of CPU the PIDS spent (empty without PIDS: not measured).
 load() {
   local name=$1 url=$2 conns=$3 secs=$4 lua=$5; shift 5
   local c0 c1 text
+  text=$(mktemp "$out/wrk-$name-XXXX.txt")
   c0=$(cpu_ticks "$@")
-  text=$(wrk -t2 -c"$conns" -d"${secs}s" --timeout 10s --latency -s "$lua" "$url")
+  wrk -t2 -c"$conns" -d"${secs}s" --timeout 10s --latency -s "$lua" "$url" > "$text"
   c1=$(cpu_ticks "$@")
-  echo "$text" > "$out/wrk-$name-$RANDOM.txt"
-  WRK="$text" CPU=$(( (c1 - c0) )) HZ=$hz NAME=$name CONNS=$conns python3 - >> "$out/rows.jsonl" <<'PY'
-import json, os, re
-t = os.environ["WRK"]
-def ms(label):
-    m = re.search(r"^\s+" + re.escape(label) + r"\s+([\d.]+)(us|ms|s)\s*$", t, re.M)
-    if not m: return None
-    v = float(m.group(1)); return v / 1000 if m.group(2) == "us" else v * 1000 if m.group(2) == "s" else v
-req = int(re.search(r"(\d+) requests in", t).group(1))
-errs = sum(int(x) for x in re.findall(r"(?:connect|read|write|timeout) (\d+)", t))
-non2xx = int((re.search(r"Non-2xx or 3xx responses: (\d+)", t) or [0, 0])[1])
-cpu_us = int(os.environ["CPU"]) * 1e6 / int(os.environ["HZ"])
-print(json.dumps({"target": os.environ["NAME"], "connections": int(os.environ["CONNS"]), "requests": req,
-                  "ko": errs + non2xx, "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", t).group(1)),
-                  "p50_ms": ms("50%"), "p99_ms": ms("99%"),
-                  "cpu_us_per_req": round(cpu_us / req, 1) if req else None}))
-PY
+  printf '%s\t%s\n' "$(wrk_stats "$text")" "$([ $# -gt 0 ] && echo $((c1 - c0)))"
+}
+load_tsv=$out/load.tsv
+printf 'target\tscenario\tpart\trepetition\tconnections\t%s\tcpu_ticks\thz\n' "$(tr ' ' '\t' <<<"$WRK_STATS_FIELDS")" > "$load_tsv"
+# measure_run TARGET PART ROUND load-ARGS...: one measured run, a row of load.tsv.
+measure_run() {
+  local target=$1 part=$2 round=$3; shift 3
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$target" "$part" "$part" "$round" "$3" "$(load "$@")" "$hz" >> "$load_tsv"
+  bench_sample_load
 }
 
 cat > "$out/test1.lua" <<'EOF'
@@ -156,8 +159,8 @@ load warmup-direct "$stub_url" "$conns" "$warm" "$out/test1.lua" >/dev/null
 load warmup-kodiak "http://127.0.0.1:$KODIAK_PORT/" "$conns" "$warm" "$out/test1.lua" "$essence_pid" >/dev/null
 for r in $(seq 1 "$rounds"); do
   say "essence round $r/$rounds: direct, then Kodiak (${measure}s each)"
-  load essence-direct "$stub_url" "$conns" "$measure" "$out/test1.lua"
-  load essence-kodiak "http://127.0.0.1:$KODIAK_PORT/" "$conns" "$measure" "$out/test1.lua" "$essence_pid"
+  measure_run direct essence "$r" essence-direct "$stub_url" "$conns" "$measure" "$out/test1.lua"
+  measure_run kodiak essence "$r" essence-kodiak "http://127.0.0.1:$KODIAK_PORT/" "$conns" "$measure" "$out/test1.lua" "$essence_pid"
 done
 kill -TERM "$essence_pid"; STUB_BASE=$out/stub "$root/bin/stub.sh" stop > /dev/null
 fi
@@ -208,10 +211,9 @@ load warmup-kodiak "http://127.0.0.1:$KODIAK_PORT/" 200 "$warm" "$out/post100.lu
 load warmup-nginx "http://127.0.0.1:$NGINX_PORT/" 200 "$warm" "$out/post100.lua" $nginx_workers >/dev/null
 for r in $(seq 1 "$rounds"); do
   say "cost round $r/$rounds: Kodiak, then nginx (${measure}s each)"
+  measure_run kodiak cost "$r" cost-kodiak "http://127.0.0.1:$KODIAK_PORT/" 200 "$measure" "$out/post100.lua" "$cost_pid"
   # shellcheck disable=SC2086
-  load cost-kodiak "http://127.0.0.1:$KODIAK_PORT/" 200 "$measure" "$out/post100.lua" "$cost_pid"
-  # shellcheck disable=SC2086
-  load cost-nginx "http://127.0.0.1:$NGINX_PORT/" 200 "$measure" "$out/post100.lua" $nginx_workers
+  measure_run nginx cost "$r" cost-nginx "http://127.0.0.1:$NGINX_PORT/" 200 "$measure" "$out/post100.lua" $nginx_workers
 done
 kill -TERM "$cost_pid"
 fi
@@ -227,6 +229,8 @@ heap_pid=$(kodiak heap "$HEAP_KODIAK_PORT" "http://127.0.0.1:$BULK_PORT/" -Xms64
 # heap used and the peak old generation (what survives collections) sampled every 100 ms by jstat.
 transfer() {
   local mib=$1 bytes=$(( $1 * 1024 * 1024 ))
+  # The file first: the loop below reads it before the background job's redirection may have made it.
+  : > "$out/jstat-$mib.txt"
   jstat -gc "$heap_pid" 100 > "$out/jstat-$mib.txt" &
   local jstat_pid=$! waited=0
   # jstat needs a moment to attach; a transfer that finished before it did would show nothing.
@@ -237,65 +241,32 @@ transfer() {
   down=$(curl -sS --max-time 120 --limit-rate 20M -o /dev/null -w '%{size_download}' \
         "http://127.0.0.1:$HEAP_KODIAK_PORT/bytes/$bytes")
   kill "$jstat_pid" 2>/dev/null || true; wait "$jstat_pid" 2>/dev/null || true
-  local peak old
+  local peak old uploaded ok=0
   peak=$(awk 'NR>1 && $1 ~ /^[0-9.]+$/ {u=$3+$4+$6+$8; if (u>m) m=u} END {printf "%d", m}' "$out/jstat-$mib.txt")
   old=$(awk 'NR>1 && $1 ~ /^[0-9.]+$/ {if ($8>m) m=$8} END {printf "%d", m}' "$out/jstat-$mib.txt")
-  MIB=$mib UP="$up" DOWN="$down" PEAK=$peak OLD=$old BYTES=$bytes python3 - >> "$out/rows.jsonl" <<'PY'
-import json, os
-print(json.dumps({"target": "heap-%sMiB" % os.environ["MIB"], "upload_answer": os.environ["UP"].strip(),
-                  "download_bytes": int(os.environ["DOWN"] or 0), "expected_bytes": int(os.environ["BYTES"]),
-                  "peak_heap_used_mib": round(int(os.environ["PEAK"]) / 1024, 1),
-                  "peak_old_gen_mib": round(int(os.environ["OLD"]) / 1024, 1)}))
-PY
+  uploaded=$(sed -n 's/^received \([0-9]*\)$/\1/p' <<<"$up")
+  [ "$uploaded" = "$bytes" ] && ok=$((ok + 1))
+  [ "$down" = "$bytes" ] && ok=$((ok + 1))
+  # The two transfers are its requests: each complete, or failed.
+  printf 'kodiak\t%s MiB each way\theap\t2\t%s\t%s\t\t\t\t\t\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mib" "$ok" $((2 - ok)) \
+    "$mib" "$bytes" "$uploaded" "${down:-}" "$peak" "$old" "$(grep -c OutOfMemoryError "$out/heap.log" || true)" >> "$heap_tsv"
 }
+heap_tsv=$out/heap.tsv
+printf 'target\tscenario\tpart\trequests\tok\tko\trps\tp50_ms\tp95_ms\tp99_ms\tmean_ms\ttransfer_mib\texpected_bytes\tuploaded_bytes\tdownloaded_bytes\tpeak_heap_used_kib\tpeak_old_gen_kib\tout_of_memory_errors\n' \
+  > "$heap_tsv"
 say "heap: 10 MiB each way (baseline), then 100 MiB each way"
 transfer 10
 transfer 100
-oom=$(grep -c OutOfMemoryError "$out/heap.log" || true)
-echo "{\"target\": \"heap-oom\", \"out_of_memory_errors\": $oom}" >> "$out/rows.jsonl"
 fi
 
 # ----------------------------------------------------------------- report
-python3 - "$out" "$rounds" "$warm" "$measure" "$conns" "${KODIAK_JAVA_OPTS:-}" "$memory_manager" <<'PY'
-import json, statistics, sys
-out, rounds, warm, measure, conns, jopts, mm = sys.argv[1:8]
-rows = [json.loads(l) for l in open(out + "/rows.jsonl")]
-json.dump(rows, open(out + "/results.json", "w"), indent=1)
-def of(t): return [r for r in rows if r["target"] == t]
-def med(xs): return statistics.median(xs) if xs else float("nan")
-def rng(xs): return "%s [%s–%s]" % (fmt(med(xs)), fmt(min(xs)), fmt(max(xs))) if xs else "n/a"
-def fmt(v): return "%.1f" % v if isinstance(v, float) else str(v)
-L = ["# bench core — %s rounds, %ss warm-up, %ss per run%s" % (rounds, warm, measure,
-      ("; KODIAK_JAVA_OPTS=" + jopts if jopts else "") + ("; Grizzly memory manager: " + mm if mm else "")), ""]
-d, k = of("essence-direct"), of("essence-kodiak")
-if d: L += ["## Essence: 500 ms stub, %s keep-alive clients, POST test1" % conns, "",
-      "| target | req/s median [min–max] | p50 ms | p99 ms | errors | Kodiak CPU µs/request |", "|---|---|---|---|---|---|"]
-for name, rs in (("direct", d), ("Kodiak", k)) if d else ():
-    L.append("| %s | %s | %s | %s | %d | %s |" % (name, rng([r["rps"] for r in rs]), rng([r["p50_ms"] for r in rs]),
-                                            rng([r["p99_ms"] for r in rs]), sum(r["ko"] for r in rs),
-                                            rng([r["cpu_us_per_req"] for r in rs]) if name == "Kodiak" else "—"))
-ratios = [b["rps"] / a["rps"] for a, b in zip(d, k)]
-added = [b["p99_ms"] - a["p99_ms"] for a, b in zip(d, k)]
-if d: L += ["", "Kodiak/direct req/s per round: %s (median %.3f; target ≥ 0.99)." % (", ".join("%.3f" % x for x in ratios), med(ratios)),
-      "p99 added by Kodiak per round: %s ms (median %.1f; target ≤ 5).\n" % (", ".join("%.1f" % x for x in added), med(added))]
-kc, nc = of("cost-kodiak"), of("cost-nginx")
-if kc: L += ["## Cost: zero-delay backend, 100 B POST, 200 connections", "",
-      "| proxy | req/s median [min–max] | CPU µs/request | p99 ms | errors |", "|---|---|---|---|---|"]
-for name, rs in (("Kodiak", kc), ("nginx", nc)) if kc else ():
-    L.append("| %s | %s | %s | %s | %d |" % (name, rng([r["rps"] for r in rs]), rng([r["cpu_us_per_req"] for r in rs]),
-                                            rng([r["p99_ms"] for r in rs]), sum(r["ko"] for r in rs)))
-if kc: L += ["", "Kodiak/nginx per round — req/s: %s; CPU per request: %s.\n" % (
-    ", ".join("%.2f" % (b["rps"] / a["rps"]) for a, b in zip(nc, kc)),
-    ", ".join("%.2f" % (b["cpu_us_per_req"] / a["cpu_us_per_req"]) for a, b in zip(nc, kc)))]
-heap = of("heap-oom")
-if heap: L += ["## Heap: Kodiak -Xmx64m, upload then download (read at 20 MB/s)", "",
-      "| transfer | upload answer | download bytes | peak heap used MiB | peak old gen MiB |", "|---|---|---|---|---|"]
-for r in rows:
-    if r["target"].startswith("heap-") and r["target"] != "heap-oom":
-        L.append("| %s | %s | %d of %d | %.1f | %.1f |" % (r["target"], r["upload_answer"], r["download_bytes"],
-                                                       r["expected_bytes"], r["peak_heap_used_mib"], r["peak_old_gen_mib"]))
-if heap: L.append("\nOutOfMemoryError in Kodiak's log: %d." % heap[0]["out_of_memory_errors"])
-open(out + "/report.md", "w").write("\n".join(L) + "\n")
-print("\n".join(L))
-PY
+tables=()
+for tsv in "$load_tsv" "${heap_tsv:-}"; do
+  [ -n "$tsv" ] && [ "$(wc -l < "$tsv")" -gt 1 ] && tables+=(--rows "$tsv")
+done
+mapfile -t versions < <(version_args java="$java" nginx=nginx wrk=wrk)
+bench_report core "$out" "bin/bench.sh core $args" "${tables[@]}" "${versions[@]}" \
+  --param only="$only" --param rounds="$rounds" --param warmup_s="$warm" --param measure_s="$measure" --param connections="$conns" \
+  --param kodiak_java_opts="${KODIAK_JAVA_OPTS:-none}" --param memory_manager="${memory_manager:-default}"
+cat "$out/report.md"
 say "report: $out/report.md"

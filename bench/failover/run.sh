@@ -29,6 +29,12 @@ root=$(cd "$here/../.." && pwd)
 . "$root/bin/lib/packages.sh"
 # shellcheck source=../../bin/lib/build.sh
 . "$root/bin/lib/build.sh"
+# shellcheck source=../lib/report.sh
+. "$root/bench/lib/report.sh"
+# shellcheck source=../lib/versions.sh
+. "$root/bench/lib/versions.sh"
+# shellcheck source=request-stats.sh
+. "$here/request-stats.sh"
 
 args="$*"
 targets=kodiak,nginx,haproxy
@@ -210,9 +216,55 @@ load() {   # PORT SECONDS OUT PREFIX
   timeout $(($2 + 30)) "$java17" -Xmx512m "$here/FailoverLoad.java" "$1" "$connections" "$2" "$3" "$4"
 }
 
+# ---- what one run measured: a row of failover.tsv --------------------------------------------------
+# Requests delivered more than once: ids of the run (run-*) that more than one server logged, or one
+# server twice. Prints "GET POST".
+delivered_twice() {   # DIR
+  cat "$1"/stub-[0-2].log | awk '$3 ~ /^run-/ { n[$3]++; method[$3] = $2 }
+    END { for (id in n) if (n[id] > 1) twice[method[id]]++; print twice["GET"] + 0, twice["POST"] + 0 }'
+}
+
+# Milliseconds from the restart to the first request of the run the restarted server logged; empty
+# when it got none.
+used_again_after() {   # DIR RESTARTED_MS
+  awk -v at="$2" '$3 ~ /^run-/ && $1 >= at && (best == "" || $1 - at < best) { best = $1 - at } END { print best }' \
+    "$1/stub-$victim.log"
+}
+
+# When the proxy's own log says it took the dead server out, epoch ms per line (as each logs it;
+# nginx in whole seconds).
+out_lines() {   # TARGET DIR
+  local port=${stub_ports[$victim]}
+  case $1 in
+    kodiak) grep -E "server 127\.0\.0\.1:$port (ejected|is DOWN)" "$2/logs/kodiak.log" | cut -d' ' -f1-2 ;;
+    nginx) grep -E "upstream server temporarily disabled.*127\.0\.0\.1:$port" "$2/logs/error.log" | cut -d' ' -f1-2 ;;
+    haproxy) grep "Server be/s$((victim + 1)) is DOWN" "$2/console.log" | awk '{ print $2 }' ;;
+  esac 2>/dev/null | date -f - +%s%3N || true
+}
+
+# Milliseconds from the kill to the first of those lines; empty when the proxy logged none. A
+# nginx line in the kill's own second counts as at the kill.
+out_after() {   # TARGET DIR KILLED_MS
+  local slack=0
+  [ "$1" = nginx ] && slack=1000
+  out_lines "$1" "$2" | awk -v killed="$3" -v slack="$slack" \
+    '$1 + slack >= killed { d = $1 > killed ? $1 - killed : 0; if (best == "" || d < best) best = d } END { print best }'
+}
+
+tsv=$out/failover.tsv
+printf 'target\tscenario\trepetition\t%s\tp99_down_ms\tget_twice\tpost_twice\tout_after_ms\tused_again_after_ms\n' \
+  "$(tr ' ' '\t' <<<"$REQUEST_STATS_FIELDS")" >"$tsv"
+measured() {   # TARGET ROUND DIR KILLED_MS RESTARTED_MS: one line of failover.tsv
+  local twice
+  read -r -a twice <<<"$(delivered_twice "$3")"
+  printf '%s\tfailover\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$(request_stats "$3/requests.tsv")" \
+    "$(request_stats "$3/requests.tsv" "$4" "$(($5 - 1))" p99_ms)" "${twice[0]}" "${twice[1]}" \
+    "$(out_after "$1" "$3" "$4")" "$(used_again_after "$3" "$5")"
+}
+
 if [[ ,$targets, == *,kodiak,* ]]; then kodiak_build_if_stale "$root" "$out/logs/build.log" || exit 1; fi
-read -r load_before _ </proc/loadavg
-log "targets $targets; $connections connections; warm-up ${warmup}s; run ${duration}s, kill at ${kill_at}s, restart at ${restart_at}s; load average $load_before"
+bench_begin "$out"
+log "targets $targets; $connections connections; warm-up ${warmup}s; run ${duration}s, kill at ${kill_at}s, restart at ${restart_at}s; load average $BENCH_LOAD_BEFORE"
 for round in $(seq 1 "$rounds"); do
 # Targets in turn, starting one further each round, so none always runs first.
 order=()
@@ -228,7 +280,6 @@ for t in "${order[@]}"; do
   log "round $round, $t: run ${duration}s"
   load "${PORT[$t]}" "$duration" "$dir/requests.tsv" run &
   load_pid=$!
-  begin=$(now_ms)
   sleep "$kill_at"
   kill_stub "$dir" "$victim"
   log "round $round, $t: killed the server on ${stub_ports[$victim]}"
@@ -238,12 +289,18 @@ for t in "${order[@]}"; do
   log "round $round, $t: restarted it"
   wait "$load_pid"
   load_pid=""
-  printf 'begin %s\nkilled %s\nrestarted %s\nvictim %s\n' "$begin" "$killed" "$restarted" "${stub_ports[$victim]}" >"$dir/events"
   stop_proxy "$t" "$dir"
   stop_stubs "$dir"
+  measured "$t" "$round" "$dir" "$killed" "$restarted" >>"$tsv"
+  bench_sample_load
 done
 done
-read -r load_after _ </proc/loadavg
 
-"$java17" "$here/FailoverReport.java" "$out" "bin/bench.sh failover $args" "$load_before" "$load_after" "$rounds" "${target_list[@]}"
+tools=(java="$java17")
+[[ ,$targets, == *,nginx,* ]] && tools+=(nginx="$(command -v nginx || echo /usr/sbin/nginx)")
+[[ ,$targets, == *,haproxy,* ]] && tools+=(haproxy="$(command -v haproxy || echo /usr/sbin/haproxy)")
+mapfile -t versions < <(version_args "${tools[@]}")
+bench_report failover "$out" "bin/bench.sh failover $args" --rows "$tsv" "${versions[@]}" \
+  --param rounds="$rounds" --param connections="$connections" --param targets="$targets" \
+  --param timeline="warm-up ${warmup} s, then a ${duration} s run: kill -9 at ${kill_at} s, restart at ${restart_at} s"
 log "report: $out/report.md"

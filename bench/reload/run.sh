@@ -14,7 +14,8 @@
 #   nginx   nginx -s reload (new worker processes; the old ones finish their requests)
 #   HAProxy master-worker mode (-W), SIGUSR2: the master starts a new worker with -sf, the old
 #           one finishes its connections (HAProxy's documented seamless reload)
-# Reported per proxy (report.md and results.json in target/bench/reload-<timestamp>/): failed
+# Reported per proxy (report.md, report.html and results.json in target/bench/reload-<timestamp>/,
+# rendered by bench/report from bench/reload/report.json and the rounds' rows in reload.tsv): failed
 # requests (connection errors and non-200), p50/p99/max latency in the baseline and during the
 # reloads, how long a reload command took, and memory: the proxy's processes' RSS before the
 # reloads and after them (Kodiak also: heap in use after a full GC), so growth per reload shows.
@@ -32,6 +33,12 @@ failover=$root/bench/failover
 . "$root/bin/lib/packages.sh"
 # shellcheck source=../../bin/lib/build.sh
 . "$root/bin/lib/build.sh"
+# shellcheck source=../lib/report.sh
+. "$root/bench/lib/report.sh"
+# shellcheck source=../lib/versions.sh
+. "$root/bench/lib/versions.sh"
+# shellcheck source=../failover/request-stats.sh
+. "$failover/request-stats.sh"
 
 args="$*"
 targets=kodiak,nginx,haproxy
@@ -48,7 +55,7 @@ while [ $# -gt 0 ]; do
     --reloads) reloads=${2:-}; shift 2 ;;
     --targets) targets=${2:-}; shift 2 ;;
     --connections) connections=${2:-}; shift 2 ;;
-    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage; exit 2 ;;
   esac
 done
@@ -225,9 +232,9 @@ session_rss() {   # PID
   ps -o rss= -s "$1" | awk '{ s += $1 } END { print s + 0 }'
 }
 
-# Kodiak's heap in use right after a full collection, in KiB (0 for the others).
+# Kodiak's heap in use right after a full collection, in KiB (empty for the others: null in the results).
 heap_after_gc() {   # TARGET PID
-  [ "$1" = kodiak ] || { echo 0; return; }
+  [ "$1" = kodiak ] || return 0
   "$jcmd" "$2" GC.run >/dev/null 2>&1 || true
   "$jcmd" "$2" GC.heap_info 2>/dev/null | awk '/used [0-9]+K/ { for (i = 1; i <= NF; i++) if ($i == "used") { v = $(i + 1); sub(/K.*/, "", v); s += v } } /Metaspace/ { exit } END { print s + 0 }'
 }
@@ -239,9 +246,27 @@ load() {   # PORT SECONDS OUT PREFIX
 nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 haproxy_bin=$(command -v haproxy || echo /usr/sbin/haproxy)
 if [[ ,$targets, == *,kodiak,* ]]; then kodiak_build_if_stale "$root" "$out/logs/build.log" || exit 1; fi
-read -r load_before _ </proc/loadavg
+# ---- what one run measured: two rows of reload.tsv ------------------------------------------------
+tsv=$out/reload.tsv
+printf 'target\tscenario\trepetition\t%s\treloads\tfailed_reloads\treload_command_ms\trss_before_kib\trss_after_kib\theap_before_kib\theap_after_kib\n' \
+  "$(tr ' ' '\t' <<<"$REQUEST_STATS_FIELDS")" >"$tsv"
+median_of() {   # FILE of numbers, one a line
+  sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR) print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+# The baseline; then the run with the reloads: its failures over the whole run (a request that meets
+# a connection an old worker closed fails whenever it comes), its latency over the requests that
+# started between the first reload and a second after the last.
+measured() {   # TARGET ROUND DIR FIRST_RELOAD_MS LAST_RELOAD_MS
+  printf '%s\tbaseline\t%s\t%s\t\t\t\t\t\t\t\n' "$1" "$2" "$(request_stats "$3/baseline.tsv")"
+  printf '%s\treloads\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" \
+    "$(request_stats "$3/requests.tsv" 0 9999999999999 requests ok ko ko_get ko_post errors rps)" \
+    "$(request_stats "$3/requests.tsv" "$4" "$(($5 + 1000))" p50_ms p95_ms p99_ms mean_ms max_ms)" \
+    "$reloads" "$failed_reloads" "$(median_of "$3/reload-times")" "$rss_before" "$rss_after" "$heap_before" "$heap_after"
+}
+
+bench_begin "$out"
 run_seconds=$((reloads + 4))
-log "targets $targets; $connections connections; warm-up ${warmup}s, baseline ${baseline}s, then $reloads reloads 1 s apart in a ${run_seconds}s run; load average $load_before"
+log "targets $targets; $connections connections; warm-up ${warmup}s, baseline ${baseline}s, then $reloads reloads 1 s apart in a ${run_seconds}s run; load average $BENCH_LOAD_BEFORE"
 for round in $(seq 1 "$rounds"); do
 order=()
 for k in "${!target_list[@]}"; do order+=("${target_list[$(((k + round - 1) % ${#target_list[@]}))]}"); done
@@ -281,14 +306,19 @@ for t in "${order[@]}"; do
   sleep 3
   rss_after=$(session_rss "$pid")
   heap_after=$(heap_after_gc "$t" "$pid")
-  printf 'reloads_from %s\nreloads_to %s\nreloads %s\nfailed_reloads %s\nrss_before %s\nrss_after %s\nheap_before %s\nheap_after %s\n' \
-    "$first" "$last" "$reloads" "$failed_reloads" "$rss_before" "$rss_after" "$heap_before" "$heap_after" >"$dir/events"
   log "round $round, $t: RSS ${rss_before} -> ${rss_after} KiB; $failed_reloads reload commands failed"
   stop_proxy "$t" "$dir"
   stop_stubs "$dir"
+  measured "$t" "$round" "$dir" "$first" "$last" >>"$tsv"
+  bench_sample_load
 done
 done
-read -r load_after _ </proc/loadavg
 
-"$java17" "$here/ReloadReport.java" "$out" "bin/bench.sh reload $args" "$load_before" "$load_after" "$rounds" "${target_list[@]}"
+tools=(java="$java17")
+[[ ,$targets, == *,nginx,* ]] && tools+=(nginx="$nginx_bin")
+[[ ,$targets, == *,haproxy,* ]] && tools+=(haproxy="$haproxy_bin")
+mapfile -t versions < <(version_args "${tools[@]}")
+bench_report reload "$out" "bin/bench.sh reload $args" --rows "$tsv" "${versions[@]}" \
+  --param rounds="$rounds" --param reloads="$reloads" --param connections="$connections" --param targets="$targets" \
+  --param timeline="servers warmed ${stub_warmup} s each; proxy warm-up ${warmup} s, baseline ${baseline} s, then ${run_seconds} s with a reload a second from 2 s on"
 log "report: $out/report.md"

@@ -11,8 +11,9 @@
 #   balanced  HAProxy TCP -> both instances
 #   one-of-2  HAProxy TCP -> the same two instances, the second one's health check failing (as
 #             while it drains: its /health answers 503): the balancer sends everything to the first
-# Reported (report.md, results.json in target/bench/scaleout-<timestamp>/): requests per second,
-# failed requests, p50/p99, and how the requests split between the instances. On this 2-core
+# Reported (report.md, report.html, results.json in target/bench/scaleout-<timestamp>/, rendered by
+# bench/report from bench/scaleout/report.json and the runs' rows in scaleout.tsv): requests per
+# second, failed requests, p50/p99, and how the requests split between the instances. On this 2-core
 # machine every process shares the same cores, so the figures show the balancer's cost and the
 # split, not the capacity two machines would add (docs/scale-out.md).
 # --rounds N (default 3), targets alternated within each round; --quick: one round of 10 s.
@@ -28,6 +29,12 @@ failover=$root/bench/failover
 . "$root/bin/lib/packages.sh"
 # shellcheck source=../../bin/lib/build.sh
 . "$root/bin/lib/build.sh"
+# shellcheck source=../lib/report.sh
+. "$root/bench/lib/report.sh"
+# shellcheck source=../lib/versions.sh
+. "$root/bench/lib/versions.sh"
+# shellcheck source=../failover/request-stats.sh
+. "$failover/request-stats.sh"
 
 args="$*"
 connections=32 rounds=3 seconds=20 warmup=15
@@ -38,7 +45,7 @@ while [ $# -gt 0 ]; do
     --rounds) rounds=${2:-}; shift 2 ;;
     --connections) connections=${2:-}; shift 2 ;;
     --seconds) seconds=${2:-}; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage; exit 2 ;;
   esac
 done
@@ -140,8 +147,10 @@ load() {   # PORT SECONDS OUT PREFIX
   timeout $(($2 + 30)) "$java17" -Xmx512m "$failover/FailoverLoad.java" "$1" "$connections" "$2" "$3" "$4"
 }
 
-read -r load_before _ </proc/loadavg
-log "targets ${targets[*]}; $connections connections; warm-up ${warmup}s, ${seconds}s per run, $rounds rounds; load average $load_before"
+tsv=$out/scaleout.tsv
+printf 'target\tscenario\trepetition\t%s\tinstance1\tinstance2\n' "$(tr ' ' '\t' <<<"$REQUEST_STATS_FIELDS")" >"$tsv"
+bench_begin "$out"
+log "targets ${targets[*]}; $connections connections; warm-up ${warmup}s, ${seconds}s per run, $rounds rounds; load average $BENCH_LOAD_BEFORE"
 load "$lb_port" "$warmup" "$out/warmup.tsv" warm
 for round in $(seq 1 "$rounds"); do
   for k in "${!targets[@]}"; do
@@ -151,11 +160,14 @@ for round in $(seq 1 "$rounds"); do
     before0=$(requests_of 0) before1=$(requests_of 1)
     load "${TARGET_PORT[$t]}" "$seconds" "$dir/requests.tsv" "$t"
     after0=$(requests_of 0) after1=$(requests_of 1)
-    printf 'seconds %s\ninstance1 %s\ninstance2 %s\n' "$seconds" $((after0 - before0)) $((after1 - before1)) >"$dir/split"
+    printf '%s\tloopback\t%s\t%s\t%s\t%s\n' "$t" "$round" "$(request_stats "$dir/requests.tsv")" \
+      $((after0 - before0)) $((after1 - before1)) >>"$tsv"
     log "round $round, $t: instance 1 took $((after0 - before0)), instance 2 $((after1 - before1)) requests"
+    bench_sample_load
   done
 done
-read -r load_after _ </proc/loadavg
 
-"$java17" "$here/ScaleoutReport.java" "$out" "bin/bench.sh scaleout $args" "$load_before" "$load_after" "$rounds" "${targets[@]}"
+mapfile -t versions < <(version_args java="$java17" haproxy="$haproxy_bin")
+bench_report scaleout "$out" "bin/bench.sh scaleout $args" --rows "$tsv" "${versions[@]}" \
+  --param rounds="$rounds" --param connections="$connections" --param seconds="$seconds" --param warmup_s="$warmup"
 log "report: $out/report.md"

@@ -9,13 +9,15 @@
 #   handshake                       80 connections sending "Connection: close": a full handshake per
 #                                   request (wrk keeps no session cache), so this is handshakes/s;
 #   tls-upstream-100b, -10k         as keepalive-*, with TLS to the backend too (TLS on both sides).
-# Per run: req/s, errors, and the proxy's own CPU per request (utime + stime of its processes from
-# /proc, the figure that holds on a shared machine). Kodiak runs as bin/proxy.sh ships it, with its
+# Per run: req/s, errors, latency, and the proxy's own CPU per request (utime + stime of its
+# processes from /proc, the figure that holds on a shared machine). Kodiak runs as bin/proxy.sh ships it, with its
 # access log off like nginx's (bench/throughput/logback.xml). Each target is warmed up first (the
 # JIT): 5 s on every cell, 25 s in all. Defaults: 3 rounds of 10 s per cell; --quick: 1 round of
 # 5 s, 2 s of warm-up per cell.
-# Writes target/bench/tls-<timestamp>/{report.md,results.json,runs.tsv}. Bounded: wrk stops by itself;
-# everything started is stopped by pid, also on errors. Installs nginx, wrk and openssl when missing.
+# Writes target/bench/tls-<timestamp>/: tls.tsv (a row per run), and from it results.json, report.md
+# and report.html (bench/report, laid out by bench/tls/report.json, with the issue's targets checked);
+# each run's wrk output in logs/. Bounded: wrk stops by itself; everything started is stopped by pid,
+# also on errors. Installs nginx, wrk and openssl when missing.
 set -euo pipefail
 
 here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
@@ -26,6 +28,12 @@ root=$(cd "$here/../.." && pwd)
 . "$root/bin/lib/packages.sh"
 # shellcheck source=../../bin/lib/build.sh
 . "$root/bin/lib/build.sh"
+# shellcheck source=../lib/report.sh
+. "$root/bench/lib/report.sh"
+# shellcheck source=../lib/versions.sh
+. "$root/bench/lib/versions.sh"
+# shellcheck source=../lib/wrk.sh
+. "$root/bench/lib/wrk.sh"
 
 args="$*"
 rounds=3 duration=10 warmup=15
@@ -34,7 +42,7 @@ while [ $# -gt 0 ]; do
     --quick) rounds=1 duration=5 warmup=5; shift ;;
     --rounds) rounds=$2; shift 2 ;;
     --duration) duration=$2; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "usage: bin/bench.sh tls [--quick] [--rounds N] [--duration S]" >&2; exit 2 ;;
   esac
 done
@@ -149,7 +157,8 @@ cpu_ticks() {
   echo "$total"
 }
 
-run_wrk() {   # TARGET CELL SECONDS -> "requests errors"
+# One wrk run; its output goes to OUTPUT.
+run_wrk() {   # TARGET CELL SECONDS OUTPUT
   local url="https://localhost:${PORT[$1]}" extra=()
   case $2 in
     keepalive-100b) url+=/100b ;;
@@ -158,9 +167,18 @@ run_wrk() {   # TARGET CELL SECONDS -> "requests errors"
     tls-upstream-100b) url+=/tls/100b ;;
     tls-upstream-10k) url+=/tls/10k ;;
   esac
-  timeout $(($3 + 30)) wrk -t2 -c80 -d"${3}s" ${extra[@]+"${extra[@]}"} "$url" >"$out/logs/wrk-$1-$2.last" 2>&1 || true
-  awk '/requests in/ {r = $1} /Non-2xx/ {e += $NF} /Socket errors/ {gsub(",", ""); e += $4 + $6 + $8 + $10} END {print r + 0, e + 0}' \
-    "$out/logs/wrk-$1-$2.last"
+  timeout $(($3 + 30)) wrk -t2 -c80 -d"${3}s" --latency ${extra[@]+"${extra[@]}"} "$url" >"$4" 2>&1 || true
+}
+
+# What a cell is, as fields a section or a check can select on: KIND PAYLOAD BACKEND.
+describe_cell() {   # CELL
+  case $1 in
+    keepalive-100b) printf 'keep-alive\t100 B\tplain' ;;
+    keepalive-10k) printf 'keep-alive\t10 KB\tplain' ;;
+    handshake) printf 'handshake\t100 B\tplain' ;;
+    tls-upstream-100b) printf 'keep-alive\t100 B\tTLS' ;;
+    tls-upstream-10k) printf 'keep-alive\t10 KB\tTLS' ;;
+  esac
 }
 
 # The daemon runs from target/kodiak.jar: rebuilt when the sources are newer (bin/proxy.sh only warns).
@@ -168,57 +186,42 @@ kodiak_build_if_stale "$root" "$out/logs/build.log" || exit 1
 
 targets=(kodiak nginx)
 cells=(keepalive-100b keepalive-10k handshake tls-upstream-100b tls-upstream-10k)
-read -r load_before _ </proc/loadavg
-log "rounds $rounds, ${duration}s per cell, $(( (warmup + 2) / 3 ))s warm-up per cell and target; load average $load_before"
+bench_begin "$out"
+log "rounds $rounds, ${duration}s per cell, $(( (warmup + 2) / 3 ))s warm-up per cell and target; load average $BENCH_LOAD_BEFORE"
 for t in "${targets[@]}"; do start_target "$t"; done
 for t in "${targets[@]}"; do
   log "warm-up $t"
-  for c in "${cells[@]}"; do run_wrk "$t" "$c" $(( (warmup + 2) / 3 )) >/dev/null; done
+  for c in "${cells[@]}"; do run_wrk "$t" "$c" $(( (warmup + 2) / 3 )) "$out/logs/wrk-warmup-$t-$c.txt"; done
 done
-printf 'round\tcell\ttarget\trequests\terrors\tseconds\tcpu_ticks\n' >"$out/runs.tsv"
-ticks_per_second=$(getconf CLK_TCK)
+tsv=$out/tls.tsv
+printf 'target\tscenario\trepetition\tkind\tpayload\tbackend\t%s\tseconds\tcpu_ticks\thz\n' "$(tr ' ' '\t' <<<"$WRK_STATS_FIELDS")" >"$tsv"
+hz=$(getconf CLK_TCK)
 for round in $(seq 1 "$rounds"); do
-  for c in "${cells[@]}"; do
+  for ci in "${!cells[@]}"; do
+    c=${cells[$ci]}
     # The targets in turn, starting one further each round and cell, so none always runs first.
     order=()
-    shift_by=$(( (round + ${#order[@]}) % ${#targets[@]} ))
+    shift_by=$(( (round + ci) % ${#targets[@]} ))
     for k in "${!targets[@]}"; do order+=("${targets[$(((k + shift_by) % ${#targets[@]}))]}"); done
     for t in "${order[@]}"; do
+      wrk_out=$out/logs/wrk-r$round-$t-$c.txt
       before=$(cpu_ticks "$t")
-      read -r requests errors <<<"$(run_wrk "$t" "$c" "$duration")"
+      run_wrk "$t" "$c" "$duration" "$wrk_out"
       after=$(cpu_ticks "$t")
-      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$c" "$t" "$requests" "$errors" "$duration" $((after - before)) >>"$out/runs.tsv"
-      log "round $round $c $t: $requests requests, $errors errors, $(awk -v t=$((after - before)) -v r="$requests" -v hz="$ticks_per_second" 'BEGIN {printf "%.1f", r ? t / hz * 1e6 / r : 0}') µs CPU/request"
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$c" "$round" "$(describe_cell "$c")" "$(wrk_stats "$wrk_out")" \
+        "$duration" $((after - before)) "$hz" >>"$tsv"
+      log "round $round $c $t: $(tail -n 1 "$tsv" | cut -f7,9 | tr '\t' ' ') (requests, errors); $((after - before)) ticks of CPU"
+      bench_sample_load
     done
   done
 done
-read -r load_after _ </proc/loadavg
 
-# ---- report: medians (min–max) per cell and target ----------------------------------------------
-awk -F'\t' -v hz="$ticks_per_second" -v cmd="bin/bench.sh tls $args" -v lb="$load_before" -v la="$load_after" -v out="$out" '
-  NR > 1 { key = $2 SUBSEP $3; n[key]++; rps[key, n[key]] = $4 / $6; cpu[key, n[key]] = $4 ? $7 / hz * 1e6 / $4 : 0; err[key] += $5; cells[$2] = 1; targets[$3] = 1 }
-  function sortv(a, k, m,   i, j, t) { for (i = 1; i <= m; i++) s[i] = a[k, i]; for (i = 2; i <= m; i++) { t = s[i]; for (j = i - 1; j >= 1 && s[j] > t; j--) s[j + 1] = s[j]; s[j + 1] = t } }
-  function med(a, k, m) { sortv(a, k, m); return m % 2 ? s[(m + 1) / 2] : (s[m / 2] + s[m / 2 + 1]) / 2 }
-  function lo(a, k, m) { sortv(a, k, m); return s[1] }
-  function hi(a, k, m) { sortv(a, k, m); return s[m] }
-  END {
-    md = out "/report.md"; js = out "/results.json"
-    print "# TLS on both sides: Kodiak against nginx\n" > md
-    print "- **command**: " cmd > md
-    print "- **load average**: " lb " before, " la " after" > md
-    print "- each cell: median (min–max) over the rounds; CPU is the proxy'"'"'s own (utime + stime), per request\n" > md
-    print "| cell | target | req/s | CPU µs/request | errors | CPU ratio to nginx |" > md
-    print "|---|---|---:|---:|---:|---:|" > md
-    printf "{\"meta\":{\"command\":\"%s\",\"load_before\":%s,\"load_after\":%s},\"rows\":[", cmd, lb, la > js
-    first = 1
-    for (c in cells) for (t in targets) {
-      k = c SUBSEP t; m = n[k]
-      ratio = med(cpu, c SUBSEP "nginx", n[c SUBSEP "nginx"]) ? med(cpu, k, m) / med(cpu, c SUBSEP "nginx", n[c SUBSEP "nginx"]) : 0
-      printf "| %s | %s | %.0f (%.0f–%.0f) | %.1f (%.1f–%.1f) | %d | %.2f |\n", c, t, med(rps, k, m), lo(rps, k, m), hi(rps, k, m), med(cpu, k, m), lo(cpu, k, m), hi(cpu, k, m), err[k], ratio > md
-      printf "%s{\"target\":\"%s\",\"scenario\":\"%s\",\"requests_per_run\":%d,\"ko\":%d,\"rps\":%.1f,\"cpu_us_per_request\":%.2f,\"cpu_ratio_to_nginx\":%.3f}", first ? "" : ",", t, c, m, err[k], med(rps, k, m), med(cpu, k, m), ratio > js
-      first = 0
-    }
-    print "]}" > js
-  }' "$out/runs.tsv"
+# The report puts the targets' columns in the order they first appear in the rows, and the first
+# run of a round can be either's: Kodiak's rows first (a stable sort keeps the runs' order within).
+{ head -n 1 "$tsv"; tail -n +2 "$tsv" | sort -s -t $'\t' -k 1,1; } >"$tsv.sorted" && mv "$tsv.sorted" "$tsv"
+mapfile -t versions < <(version_args java="$java17" nginx="$nginx_bin" wrk=wrk openssl=openssl)
+bench_report tls "$out" "bin/bench.sh tls $args" --rows "$tsv" "${versions[@]}" \
+  --param rounds="$rounds" --param seconds_per_cell="$duration" --param warmup_s_per_cell="$(( (warmup + 2) / 3 ))" \
+  --param wrk_options="-t2 -c80 --latency"
 log "report: $out/report.md"
 cat "$out/report.md"

@@ -97,7 +97,7 @@ final class Layout {
     static Cell cell(Column column, List<JsonNode> rows) {
         List<Double> numbers = Rows.numbers(rows, column.field());
         if (!numbers.isEmpty() && !column.link()) {
-            return Cell.of(column.total() ? Spread.total(numbers) : Spread.median(numbers), column.digits());
+            return column.total() ? Cell.total(Spread.total(numbers), column.digits()) : Cell.of(Spread.median(numbers), column.digits());
         }
         List<String> texts = Rows.values(rows, column.field());
         if (texts.isEmpty()) {
@@ -114,6 +114,6 @@ final class Layout {
             return Cell.EMPTY;
         }
         Spread r = Spread.median(a).over(Spread.median(b));
-        return Cell.of(r, 2);
+        return Cell.of(r, 2); // a ratio, whatever the digits of the values it divides
     }
 }

@@ -20,7 +20,11 @@ final class MetaFacts {
         facts.add(new Fact("when", when(meta.path("started").asText(), meta.path("ended").asText())));
         facts.add(new Fact("machine", machine(meta.path("machine"))));
         meta.path("versions").fields().forEachRemaining(e -> facts.add(new Fact(e.getKey(), e.getValue().asText())));
-        meta.path("params").fields().forEachRemaining(e -> facts.add(new Fact(e.getKey(), e.getValue().asText())));
+        meta.path("params").fields().forEachRemaining(e -> {
+            if (!e.getValue().isNull()) { // a setting given empty says nothing
+                facts.add(new Fact(e.getKey(), e.getValue().asText()));
+            }
+        });
         return facts;
     }
 

@@ -26,6 +26,11 @@ record Page(String title, List<Fact> facts, List<String> notes, List<Verdict> ch
             return new Cell(Numbers.range(s, digits), finite(s.value()), finite(s.min()), finite(s.max()), s.runs(), null);
         }
 
+        /** A sum over the runs: shown alone (a per-run range beside a sum reads as the sum's), the runs on hover. */
+        static Cell total(Spread s, Integer digits) {
+            return new Cell(Numbers.format(s.value(), digits), finite(s.value()), finite(s.min()), finite(s.max()), s.runs(), null);
+        }
+
         static final Cell EMPTY = text("");
 
         private static Double finite(double v) {

@@ -44,7 +44,8 @@ class LayoutTest {
         assertEquals(3.0, line.get(3).value(), 1e-9);
         assertEquals(30.0 / 12, line.get(3).min(), 1e-9, "the ratio's range pairs the extremes");
         assertEquals(36.0 / 10, line.get(3).max(), 1e-9);
-        assertEquals("3 [0–2]", line.get(4).text(), "a count is summed over the runs");
+        assertEquals("3", line.get(4).text(), "a count is summed over the runs");
+        assertEquals(2.0, line.get(4).max(), "each run's own count on hover");
         assertEquals("kodiak/index.html", line.get(6).link());
         assertEquals("details", line.get(6).text(), "a link reads as its column's label");
     }
