@@ -8,6 +8,9 @@ here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 root=$(cd "$here/../.." && pwd)
 # shellcheck source=../lib/report.sh
 . "$root/bench/lib/report.sh"
+# shellcheck source=../../bin/lib/packages.sh
+. "$root/bin/lib/packages.sh"
+ensure_packages "report selftest" jq || exit 1 # reads a count out of results.json below
 
 fixtures=$here/selftest
 work=$(mktemp -d)
@@ -31,7 +34,7 @@ results a "$fixtures/a.tsv"
 results b "$fixtures/b.tsv"
 
 check "results.json follows the schema" report_tool validate "$work/a/results.json"
-rows() { python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["rows"]))' "$1"; }
+rows() { jq '.rows | length' "$1"; }
 check "results.json holds one row per TSV line" test "$(rows "$work/a/results.json")" = 24
 check "a derived field is written into each row" grep -q '"us_per_request_at_rps"' "$work/a/results.json"
 report_tool render --results "$work/a/results.json" >/dev/null
