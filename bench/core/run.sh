@@ -21,6 +21,8 @@ source "$root/bin/lib/packages.sh"
 source "$root/bench/lib/report.sh"
 # shellcheck source=../lib/versions.sh
 source "$root/bench/lib/versions.sh"
+# shellcheck source=../lib/proc.sh
+source "$root/bench/lib/proc.sh"
 # shellcheck source=../lib/wrk.sh
 source "$root/bench/lib/wrk.sh"
 cd "$root"
@@ -113,7 +115,6 @@ EOF
   echo "$pid"
 }
 
-cpu_ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14+$15}' "/proc/$p/stat"))); done; echo "$t"; }
 hz=$(getconf CLK_TCK)
 
 # load NAME URL CONNECTIONS SECONDS LUA [PIDS...]: one bounded wrk run, its output kept in wrk-NAME-*.txt;

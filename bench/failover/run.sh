@@ -33,8 +33,8 @@ root=$(cd "$here/../.." && pwd)
 . "$root/bench/lib/report.sh"
 # shellcheck source=../lib/versions.sh
 . "$root/bench/lib/versions.sh"
-# shellcheck source=request-stats.sh
-. "$here/request-stats.sh"
+# shellcheck source=../lib/request-stats.sh
+. "$root/bench/lib/request-stats.sh"
 
 args="$*"
 targets=kodiak,nginx,haproxy

@@ -38,10 +38,10 @@ files_in() { find "$1" -maxdepth 1 -type f -name "${2:-*}" 2>/dev/null | sort; }
 # What one round's Jazzer (libFuzzer) output says: executions, seconds fuzzed, coverage (edges) and
 # features of its last status line. A round cut short by a finding prints no "Done" line: its
 # executions are then those of its last status line, and its seconds unknown (empty).
-round_stats() {   # LOG -> "executions seconds coverage features"
+round_stats() {   # LOG -> executions, seconds, coverage, features: tab-separated, any of the last three empty
   awk '/^#[0-9]+\t/ { n = substr($1, 2); for (i = 2; i < NF; i++) { if ($i == "cov:") cov = $(i + 1); if ($i == "ft:") ft = $(i + 1) } }
        /^Done [0-9]+ runs in [0-9]+ second/ { n = $2; s = $5 }
-       END { print n + 0, s, cov, ft }' "$1"
+       END { OFS = "\t"; print n + 0, s, cov, ft }' "$1"
 }
 
 tsv=$out/fuzz.tsv
@@ -63,9 +63,10 @@ for target in requestHeadsAndBodies responseHeadsAndBodies; do
     round_status=0
     JAZZER_FUZZ=1 mvn -q -B test -Dtest="ParserFuzzTest#$target" -Dsurefire.failIfNoSpecifiedTests=false \
       -DskipTlsSuite -Djunit.jupiter.execution.timeout.mode=disabled >"$log" 2>&1 || round_status=$?
-    read -r n s cov ft <<<"$(round_stats "$log")"
+    # Tabs keep an empty field empty (a round cut short by a finding has no seconds); spaces would shift the rest.
+    IFS=$'\t' read -r n s cov ft <<<"$(round_stats "$log")"
     executions=$((executions + n))
-    seconds=$([ -n "$s" ] && [ -n "$seconds" ] && echo $((seconds + s)))
+    if [ -n "$s" ] && [ -n "$seconds" ]; then seconds=$((seconds + s)); else seconds=; fi
     coverage=${cov:-$coverage} features=${ft:-$features}
     bench_sample_load
     if [ "$round_status" -ne 0 ]; then status=$round_status failed=1; echo "finding: see $log" >&2; break; fi

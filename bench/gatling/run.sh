@@ -12,6 +12,8 @@ root=$(cd "$here/../.." && pwd)
 . "$here/services.sh"
 # shellcheck source=../lib/report.sh
 . "$root/bench/lib/report.sh"
+# shellcheck source=../lib/versions.sh
+. "$root/bench/lib/versions.sh"
 
 ALL_TARGETS=(stub kodiak mule-pattern mule-jetty mule-jetty-nocont mule-http mule-http-nonpersistent nginx haproxy)
 declare -A SIMULATION=(
@@ -283,18 +285,14 @@ progress "write the report"
 # report.html through the report module, with the 2015 article's figures as rows of their own.
 report_tool gatling-rows --manifest "$manifest" --scenario "$profile" --out "$out/rows.tsv" || exit 1
 # What ran, as each program says it: the JDK, Gatling (its simulation.log's RUN record), the peers.
-peer_version() {
-  local bin
-  bin=$(command -v "$1" 2>/dev/null || echo "/usr/sbin/$1")
-  [ -x "$bin" ] && "$bin" -v 2>&1 | head -n 1
-}
-versions=(--version java="$("$java17" -version 2>&1 | head -n 1)")
+versions=(--version java="$(version_of java "$java17")")
 gatling_version=$(awk -F'\t' '$1 == "RUN" { print $6; exit }' "$out"/gatling/*/*/simulation.log 2>/dev/null || true)
 [ -z "$gatling_version" ] || versions+=(--version gatling="$gatling_version")
 for t in "${targets[@]}"; do
   case $t in
     mule-*) versions+=(--version mule="3.6.0 CE") ;;
-    nginx|haproxy) v=$(peer_version "$t" || true); [ -z "$v" ] || versions+=(--version "$t=$v") ;;
+    nginx|haproxy) bin=$(command -v "$t" 2>/dev/null || echo "/usr/sbin/$t")
+      [ ! -x "$bin" ] || versions+=(--version "$t=$(version_of "$t" "$bin")") ;;
   esac
 done
 params=(--param profile="$profile" --param users="$users" --param rps_cap="$rps" --param ramp_s="$ramp"

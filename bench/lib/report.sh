@@ -11,6 +11,10 @@
 
 _report_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 _report_dir=$_report_root/bench/report
+# shellcheck source=../../bin/lib/daemon.sh
+. "$_report_root/bin/lib/daemon.sh"
+# shellcheck source=../../bin/lib/packages.sh
+. "$_report_root/bin/lib/packages.sh"
 
 # report_jar: builds bench/report when its jar is missing or older than its sources, pom, schema or lock.
 report_jar() {
@@ -20,7 +24,8 @@ report_jar() {
     echo "bench: building the report module (bench/report)…" >&2
     if [ ! -f "$_report_dir/node_modules/chart.js/package.json" ] || \
        [ "$_report_dir/package-lock.json" -nt "$_report_dir/node_modules/.package-lock.json" ]; then
-      command -v npm >/dev/null || { echo "bench: npm is needed once to fetch Chart.js (bench/report/package.json)" >&2; return 1; }
+      # npm fetches the pinned Chart.js once (bench/report/package.json); Debian's npm when it is missing.
+      ensure_packages "bench report" npm || return 1
       (cd "$_report_dir" && npm ci --no-audit --no-fund --loglevel=error >&2) || return 1
     fi
     mvn -q -B -f "$_report_dir/pom.xml" package -DskipTests >&2 || return 1
@@ -29,9 +34,10 @@ report_jar() {
 }
 
 report_tool() {
-  local jar
+  local jar java
   jar=$(report_jar) || return 1
-  java -jar "$jar" "$@"
+  java=$(daemon_java 17) || { echo "bench: the report module needs a JDK 17" >&2; return 1; }
+  "$java" -jar "$jar" "$@"
 }
 
 bench_begin() {
@@ -39,7 +45,8 @@ bench_begin() {
   BENCH_STARTED=$(date -u +%Y-%m-%dT%H:%M:%SZ)
   BENCH_LOAD_BEFORE=$(cut -d' ' -f1 /proc/loadavg)
   mkdir -p "$BENCH_OUT"
-  : >"$BENCH_OUT/load.txt"
+  # Appended to, not emptied: a report remade from a finished run (throughput --report) keeps its samples.
+  touch "$BENCH_OUT/load.txt"
 }
 
 bench_sample_load() {

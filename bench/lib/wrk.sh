@@ -8,6 +8,7 @@
 #     rps              wrk's Requests/sec
 #     p50_ms p95_ms p99_ms mean_ms   latency; wrk prints no p95 (empty: null in the results), and no
 #                      percentiles without --latency
+#   every field is empty when wrk printed no totals (it failed): not measured, rather than zero errors
 #
 # wrk writes latencies with a unit (us, ms, s); they are turned into milliseconds here.
 
@@ -23,5 +24,8 @@ wrk_stats() {
     /^ *Socket errors:/ { gsub(",", ""); errors = $4 + $6 + $8 + $10 }
     /^ *Non-2xx or 3xx responses:/ { non2xx = $NF }
     /^Requests\/sec:/ { rps = $2 }
-    END { print requests + 0, requests - non2xx, non2xx + errors, errors + 0, rps, p50, "", p99, mean }' "$1"
+    # A wrk that printed no totals (it failed, or was stopped) measured nothing: every field empty (null),
+    # which a check reads as "not measured", rather than zero requests with zero errors.
+    END { if (requests == "") print "", "", "", "", "", "", "", "", ""
+          else print requests + 0, requests - non2xx, non2xx + errors, errors + 0, rps, p50, "", p99, mean }' "$1"
 }

@@ -37,8 +37,8 @@ failover=$root/bench/failover
 . "$root/bench/lib/report.sh"
 # shellcheck source=../lib/versions.sh
 . "$root/bench/lib/versions.sh"
-# shellcheck source=../failover/request-stats.sh
-. "$failover/request-stats.sh"
+# shellcheck source=../lib/request-stats.sh
+. "$root/bench/lib/request-stats.sh"
 
 args="$*"
 targets=kodiak,nginx,haproxy

@@ -58,5 +58,20 @@ check "compare leaves an unchanged target at 1.00" grep -qE '^\| 512 B \| 80 \| 
 check "compare.html draws in headless Chromium" "$here/render-check.sh" "$work/cmp/compare.html"
 check "compare refuses a run of another bench" bash -c "! report_tool compare '$work/a/results.json' '$work/b/results.json' --bench tls --out-dir '$work/x'"
 
+# Every bench's own layout (bench/*/report.json) on its fixture (src/test/resources/fixtures, the same
+# files BenchSpecsTest reads): its page draws every chart in headless Chromium.
+for spec in "$root"/bench/*/report.json; do
+  bench=$(basename "$(dirname "$spec")")
+  rows=()
+  for tsv in "$here/src/test/resources/fixtures/$bench.tsv" "$here/src/test/resources/fixtures/$bench"-*.tsv; do
+    [ -f "$tsv" ] && rows+=(--rows "$tsv")
+  done
+  report_tool results --bench "$bench" --spec "$spec" --out "$work/$bench/results.json" --command "bin/bench.sh $bench (fixture)" \
+    --started 2026-11-24T16:00:00Z --repo "$root" "${rows[@]}" >/dev/null &&
+    report_tool render --results "$work/$bench/results.json" >/dev/null
+  check "bin/bench.sh $bench's page draws every chart in headless Chromium (its fixture)" \
+    "$here/render-check.sh" "$work/$bench/report.html"
+done
+
 [ $failed = 0 ] && echo "bench/report self-test: all checks passed"
 exit $failed

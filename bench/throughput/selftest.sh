@@ -123,7 +123,7 @@ check "report.md: scale against direct" has "$md" '| 8000 | 15,000 | 14,000 | 15
 check "report.md: the run's notes" has "$md" 'scale 8000 connections, 500 ms upstream, direct, repetition 1: wrk exit 1'
 check "check: req/s ≥ 0.95 × nginx's in 1 of 3 cells" has "$md" "| req/s ≥ 0.95 × nginx's, every cell (issue 16) | not met (1/3) |"
 check "check: CPU ≤ 1.10 × nginx's names the cells" \
-  has "$md" '| not met (0/3) | 512 B × 80 (1.96), 512 B × 1280 (1.17), 10 KB × 640 (2) |'
+  has "$md" '| not met (0/3) | 512 B × 80 (1.961), 512 B × 1280 (1.166), 10 KB × 640 (2.000) |'
 check "check: p99 judged up to 640 connections only" \
   has "$md" "| p99 ≤ nginx's + 1 ms, every cell up to 640 connections (issue 16) | not met (0/2) | 512 B × 80 (+2), 10 KB × 640 (+5) |"
 check "check: zero errors, run by run" has "$md" '| zero errors, every run (issue 16) | not met (5/6) | matrix × 10 KB × 640 × 1 (7) |'

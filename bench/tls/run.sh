@@ -34,6 +34,8 @@ root=$(cd "$here/../.." && pwd)
 . "$root/bench/lib/versions.sh"
 # shellcheck source=../lib/wrk.sh
 . "$root/bench/lib/wrk.sh"
+# shellcheck source=../lib/proc.sh
+. "$root/bench/lib/proc.sh"
 
 args="$*"
 rounds=3 duration=10 warmup=15
@@ -142,19 +144,12 @@ start_target() {
   esac
 }
 
-# utime + stime (clock ticks) of a target's processes: the JVM, or nginx's master and workers.
-cpu_ticks() {
-  local pids pid total=0
+# A target's processes, whose CPU it is charged: the JVM, or nginx's master and workers.
+target_pids() {
   case $1 in
-    kodiak) pids=$(cat "$out/$1/proxy.pid") ;;
-    nginx) pids="$(cat "$out/nginx/daemon.pid") $(pgrep -P "$(cat "$out/nginx/daemon.pid")" || true)" ;;
+    kodiak) cat "$out/$1/proxy.pid" ;;
+    nginx) echo "$(cat "$out/nginx/daemon.pid") $(pgrep -P "$(cat "$out/nginx/daemon.pid")" || true)" ;;
   esac
-  for pid in $pids; do
-    # Fields after the command name (which may hold spaces): utime is the 12th, stime the 13th.
-    read -r -a f <<<"$(sed 's/^.*) //' "/proc/$pid/stat")"
-    total=$((total + f[11] + f[12]))
-  done
-  echo "$total"
 }
 
 # One wrk run; its output goes to OUTPUT.
@@ -205,9 +200,11 @@ for round in $(seq 1 "$rounds"); do
     for k in "${!targets[@]}"; do order+=("${targets[$(((k + shift_by) % ${#targets[@]}))]}"); done
     for t in "${order[@]}"; do
       wrk_out=$out/logs/wrk-r$round-$t-$c.txt
-      before=$(cpu_ticks "$t")
+      # shellcheck disable=SC2046 # one PID per word
+      before=$(cpu_ticks $(target_pids "$t"))
       run_wrk "$t" "$c" "$duration" "$wrk_out"
-      after=$(cpu_ticks "$t")
+      # shellcheck disable=SC2046
+      after=$(cpu_ticks $(target_pids "$t"))
       printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$c" "$round" "$(describe_cell "$c")" "$(wrk_stats "$wrk_out")" \
         "$duration" $((after - before)) "$hz" >>"$tsv"
       log "round $round $c $t: $(tail -n 1 "$tsv" | cut -f7,9 | tr '\t' ' ') (requests, errors); $((after - before)) ticks of CPU"

@@ -63,7 +63,11 @@ final class Compare {
         return rows;
     }
 
-    private static Table table(Section section, Column column, List<JsonNode> inA, String labelA, List<JsonNode> inB, String labelB) {
+    private static Table table(Section section, Column shown, List<JsonNode> inA, String labelA, List<JsonNode> inB, String labelB) {
+        // Two runs can have different numbers of repetitions: counts are compared per run (their medians), not as sums.
+        Column column = shown.total()
+                ? new Column(shown.field(), shown.label() + " per run", shown.digits(), shown.ratio(), shown.chart(), shown.link(), false)
+                : shown;
         String series = section.seriesField();
         List<String> seriesValues = series == null ? Arrays.asList((String) null) : union(Rows.values(inA, series), Rows.values(inB, series));
         Map<List<String>, List<JsonNode>> groupsA = Rows.groupBy(inA, section.rows());

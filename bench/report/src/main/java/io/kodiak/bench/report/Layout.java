@@ -103,17 +103,18 @@ final class Layout {
         if (texts.isEmpty()) {
             return Cell.EMPTY;
         }
-        // A link reads as what it opens (the column's label); the path itself is the link's target.
-        return column.link() ? new Cell(column.label(), null, null, null, null, texts.get(0)) : Cell.text(String.join(", ", texts));
+        if (column.link()) {
+            // A link reads as what it opens (the column's label); the path itself is the link's target, and
+            // only a path inside the run's directory is one: a URL with a scheme (javascript:, http:) or an
+            // absolute path from a results file is shown as text.
+            String path = texts.get(0);
+            return RelativePath.isSafe(path) ? Cell.link(column.label(), path) : Cell.text(path);
+        }
+        return Cell.text(String.join(", ", texts));
     }
 
     static Cell ratio(Column column, List<JsonNode> rows, List<JsonNode> reference) {
-        List<Double> a = Rows.numbers(rows, column.field());
-        List<Double> b = Rows.numbers(reference, column.field());
-        if (a.isEmpty() || b.isEmpty()) {
-            return Cell.EMPTY;
-        }
-        Spread r = Spread.median(a).over(Spread.median(b));
-        return Cell.of(r, 2); // a ratio, whatever the digits of the values it divides
+        Spread r = Ratios.of(rows, reference, column.field());
+        return r == null ? Cell.EMPTY : Cell.of(r, 2); // a ratio, whatever the digits of the values it divides
     }
 }

@@ -73,7 +73,12 @@ public final class Main {
         if (o.has("meta-from")) {
             // Results remade from a run's measurements (a new layout, a fixed formula) keep the run's own
             // description: its command, time, machine and versions are what the rows were measured under.
-            results.set("meta", ResultsFile.read(Path.of(o.one("meta-from"))).get("meta"));
+            // Read as it is: the layout it was written with may be what is being changed.
+            JsonNode old = ResultsFile.JSON.readTree(Path.of(o.one("meta-from")).toFile());
+            if (!old.path("meta").isObject()) {
+                throw new IOException(o.one("meta-from") + " has no meta to keep");
+            }
+            results.set("meta", old.get("meta"));
         } else {
             results.set("meta", Meta.of(o.one("command"), o.one("started"),
                     o.has("load-before") ? Double.valueOf(o.one("load-before")) : null,
@@ -133,15 +138,24 @@ public final class Main {
         List<JsonNode> rows = new ArrayList<>();
         results.get("rows").forEach(rows::add);
         int failed = 0;
+        int judged = 0;
         for (JsonNode row : Rows.where(rows, where)) {
+            judged++;
             String who = row.path("target").asText() + " (" + row.path("scenario").asText() + ")";
-            if (row.path("ko").asLong(0) > 0) {
-                System.out.println("verdict: " + who + " failed " + row.get("ko").asLong() + " request(s)");
-                failed++;
-            } else if (row.path("requests").asLong(0) == 0) {
+            if (row.path("requests").asLong(0) == 0) {
                 System.out.println("verdict: " + who + " measured no request");
                 failed++;
+            } else if (!row.path("ko").isNumber()) {
+                System.out.println("verdict: " + who + " has no failure count");
+                failed++;
+            } else if (row.path("ko").asLong() > 0) {
+                System.out.println("verdict: " + who + " failed " + row.get("ko").asLong() + " request(s)");
+                failed++;
             }
+        }
+        if (judged == 0) {
+            System.out.println("verdict: no row to judge" + (where.isEmpty() ? "" : " where " + where));
+            return 1; // a run that measured nothing did not pass
         }
         System.out.println(failed == 0 ? "verdict: every row answered all its requests" : "verdict: " + failed + " row(s) failed");
         return failed == 0 ? 0 : 1;

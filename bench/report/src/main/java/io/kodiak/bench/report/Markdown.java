@@ -56,8 +56,11 @@ final class Markdown {
         return c.link() != null ? "[" + inline(c.text()) + "](" + c.link().replace(" ", "%20").replace(")", "%29") + ")" : inline(c.text());
     }
 
-    /** Keeps a value on its table line: a pipe would open a new cell, a newline end the row. */
+    /**
+     * Keeps a value on its table line and as text: a pipe would open a new cell, a newline end the row, and
+     * a {@code <} start raw HTML in renderers that allow it (Markdown's own backslash escape).
+     */
     private static String inline(String s) {
-        return s == null ? "" : s.replace("|", "\\|").replace('\n', ' ');
+        return s == null ? "" : s.replace("\\", "\\\\").replace("|", "\\|").replace("<", "\\<").replace('\n', ' ');
     }
 }

@@ -12,8 +12,11 @@ final class Numbers {
 
     /** One number: {@code digits} decimals, or three significant digits (whole numbers from 100 up). */
     static String format(double v, Integer digits) {
-        if (Double.isNaN(v) || Double.isInfinite(v)) {
+        if (Double.isNaN(v)) {
             return "–";
+        }
+        if (Double.isInfinite(v)) {
+            return v > 0 ? "∞" : "-∞";
         }
         return pattern(digits != null ? digits : decimals(v, v, v)).format(v);
     }
@@ -23,9 +26,9 @@ final class Numbers {
         if (!Double.isFinite(s.value())) {
             return "–";
         }
-        DecimalFormat f = pattern(digits != null ? digits : decimals(s.value(), s.min(), s.max()));
-        String value = f.format(s.value());
-        return s.varies() ? value + " [" + f.format(s.min()) + "–" + f.format(s.max()) + "]" : value;
+        int d = digits != null ? digits : decimals(s.value(), s.min(), s.max());
+        String value = format(s.value(), d);
+        return s.varies() ? value + " [" + format(s.min(), d) + "–" + format(s.max(), d) + "]" : value;
     }
 
     private static int decimals(double value, double min, double max) {

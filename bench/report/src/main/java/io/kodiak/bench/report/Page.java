@@ -17,18 +17,22 @@ record Page(String title, List<Fact> facts, List<String> notes, List<Verdict> ch
      * A value as shown, with what stands behind it: the median (or total) and its min-max over
      * {@code runs} repetitions, or only text; {@code link} a relative path to open.
      */
-    record Cell(String text, Double value, Double min, Double max, Integer runs, String link) {
+    record Cell(String text, Double value, Double min, Double max, Integer runs, boolean sum, String link) {
         static Cell text(String text) {
-            return new Cell(text, null, null, null, null, null);
+            return new Cell(text, null, null, null, null, false, null);
+        }
+
+        static Cell link(String text, String path) {
+            return new Cell(text, null, null, null, null, false, path);
         }
 
         static Cell of(Spread s, Integer digits) {
-            return new Cell(Numbers.range(s, digits), finite(s.value()), finite(s.min()), finite(s.max()), s.runs(), null);
+            return new Cell(Numbers.range(s, digits), finite(s.value()), finite(s.min()), finite(s.max()), s.runs(), false, null);
         }
 
-        /** A sum over the runs: shown alone (a per-run range beside a sum reads as the sum's), the runs on hover. */
+        /** A sum over the runs: shown alone (a per-run range beside a sum reads as the sum's), each run on hover. */
         static Cell total(Spread s, Integer digits) {
-            return new Cell(Numbers.format(s.value(), digits), finite(s.value()), finite(s.min()), finite(s.max()), s.runs(), null);
+            return new Cell(Numbers.format(s.value(), digits), finite(s.value()), finite(s.min()), finite(s.max()), s.runs(), true, null);
         }
 
         static final Cell EMPTY = text("");

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.networknt.schema.JsonSchema;
 import com.networknt.schema.JsonSchemaFactory;
+import com.networknt.schema.SchemaValidatorsConfig;
 import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
 import java.io.IOException;
@@ -26,7 +27,9 @@ final class ResultsFile {
 
     private static JsonSchema load() {
         try (InputStream in = ResultsFile.class.getClassLoader().getResourceAsStream("results.schema.json")) {
-            return JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012).getSchema(JSON.readTree(in));
+            // Formats (the times' date-time) are only annotations in draft 2020-12 unless asserted.
+            SchemaValidatorsConfig config = SchemaValidatorsConfig.builder().formatAssertionsEnabled(true).build();
+            return JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012).getSchema(JSON.readTree(in), config);
         } catch (IOException e) {
             throw new IllegalStateException("the results schema is not readable from the jar", e);
         }

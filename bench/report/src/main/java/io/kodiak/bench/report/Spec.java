@@ -52,7 +52,7 @@ record Spec(String title, List<String> notes, List<Spec.Section> sections, List<
     /** A target judged per table row: target's value against the reference's, or against a bound. */
     record Check(String title, Map<String, Object> where, List<String> rows, String field, String target,
                  String reference, Double maxRatio, Double minRatio, Double maxExcess, Double max, Double min,
-                 Integer atLeast) {
+                 Integer atLeast, Double atLeastShare) {
         Check {
             rows = rows == null ? List.of("scenario") : rows;
         }

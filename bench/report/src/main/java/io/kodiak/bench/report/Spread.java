@@ -26,9 +26,10 @@ record Spread(double value, double min, double max, int runs) {
 
     /** this / other, with the widest spread the runs allow: [min/other.max, max/other.min]. */
     Spread over(Spread other) {
+        // A zero below the line is an unbounded quotient, not a missing one.
         return new Spread(value / other.value,
-                other.max == 0 ? Double.NaN : min / other.max,
-                other.min == 0 ? Double.NaN : max / other.min,
+                other.max == 0 ? Double.POSITIVE_INFINITY : min / other.max,
+                other.min == 0 ? Double.POSITIVE_INFINITY : max / other.min,
                 Math.min(runs, other.runs));
     }
 }

@@ -42,8 +42,8 @@ class LayoutTest {
         assertEquals("33 [30–36]", line.get(1).text());
         assertEquals("11 [10–12]", line.get(2).text());
         assertEquals(3.0, line.get(3).value(), 1e-9);
-        assertEquals(30.0 / 12, line.get(3).min(), 1e-9, "the ratio's range pairs the extremes");
-        assertEquals(36.0 / 10, line.get(3).max(), 1e-9);
+        assertEquals(3.0, line.get(3).min(), 1e-9, "each round's ratio is 3: the rounds' drift cancels");
+        assertEquals(3.0, line.get(3).max(), 1e-9);
         assertEquals("3", line.get(4).text(), "a count is summed over the runs");
         assertEquals(2.0, line.get(4).max(), "each run's own count on hover");
         assertEquals("kodiak/index.html", line.get(6).link());
@@ -104,5 +104,32 @@ class LayoutTest {
         Page page = Layout.of(Fixtures.results(spec, run("kodiak", "512 B", 1, 30, 0), run("nginx", "512 B", 1, 10, 0)));
         assertEquals(List.of("matrix"), page.tables().stream().map(Table::title).toList());
         assertEquals(List.of("vs nginx"), page.checks().stream().map(Page.Verdict::title).toList());
+    }
+
+    @Test
+    void withoutRepetitionsInCommonARatioDividesMediansAndSpansTheExtremes() throws Exception {
+        ObjectNode a = run("kodiak", "512 B", 1, 30, 0);
+        ObjectNode b = run("kodiak", "512 B", 2, 36, 0);
+        ObjectNode c = run("nginx", "512 B", 3, 10, 0);
+        ObjectNode d = run("nginx", "512 B", 4, 12, 0);
+        Cell ratio = Layout.of(Fixtures.results(CPU_SPEC, a, b, c, d)).tables().get(0).rows().get(0).get(3);
+        assertEquals(33.0 / 11, ratio.value(), 1e-9);
+        assertEquals(30.0 / 12, ratio.min(), 1e-9);
+        assertEquals(36.0 / 10, ratio.max(), 1e-9);
+    }
+
+    @Test
+    void onlyARelativePathIsALink() throws Exception {
+        for (String hostile : new String[] {"javascript:alert(1)", " JavaScript:alert(1)", "http://evil.example/", "/etc/passwd",
+                "//evil.example/x", "\\\\host\\share", "../../outside.html", "a\nb"}) {
+            ObjectNode r = run("kodiak", "512 B", 1, 30, 0);
+            r.put("report", hostile);
+            Cell cell = Layout.of(Fixtures.results(CPU_SPEC, r)).tables().get(0).rows().get(0).get(3);
+            assertNull(cell.link(), hostile);
+            assertEquals(hostile, cell.text(), "shown as text");
+        }
+        ObjectNode r = run("kodiak", "512 B", 1, 30, 0);
+        r.put("report", "gatling/kodiak-1/index.html");
+        assertEquals("gatling/kodiak-1/index.html", Layout.of(Fixtures.results(CPU_SPEC, r)).tables().get(0).rows().get(0).get(3).link());
     }
 }

@@ -59,4 +59,23 @@ class ResultsFileTest {
         ResultsFile.InvalidResults e = assertThrows(ResultsFile.InvalidResults.class, () -> ResultsFile.read(file));
         assertTrue(e.getMessage().contains("meta"), e.getMessage());
     }
+
+    @Test
+    void aCheckWithoutABoundARatioWithoutAReferenceAndABadTimeAreRefused() throws Exception {
+        ObjectNode noBound = Fixtures.results("""
+                {"title": "t", "sections": [{"title": "s", "columns": [{"field": "rps", "label": "req/s"}]}],
+                 "checks": [{"title": "c", "field": "rps", "target": "kodiak"}]}""", Fixtures.row("kodiak", "a", 1));
+        assertTrue(ResultsFile.problems(noBound).stream().allMatch(p -> p.startsWith("/report/checks/0")) && !ResultsFile.problems(noBound).isEmpty(),
+                "a check that bounds nothing is always met: " + ResultsFile.problems(noBound));
+        ObjectNode ratioAlone = Fixtures.results("""
+                {"title": "t", "sections": [{"title": "s", "columns": [{"field": "rps", "label": "req/s", "ratio": true}]}],
+                 "checks": [{"title": "c", "field": "rps", "target": "kodiak", "max_ratio": 1.1}]}""", Fixtures.row("kodiak", "a", 1));
+        assertEquals(2, ResultsFile.problems(ratioAlone).size(), "a ratio column and a ratio check, each without a reference: "
+                + ResultsFile.problems(ratioAlone));
+        ObjectNode badTime = Fixtures.results(SPEC, Fixtures.row("kodiak", "a", 1));
+        ((ObjectNode) badTime.get("meta")).put("started", "yesterday");
+        assertTrue(ResultsFile.problems(badTime).stream().anyMatch(p -> p.contains("started")), ResultsFile.problems(badTime).toString());
+        ObjectNode noRows = Fixtures.results(SPEC);
+        assertEquals(1, ResultsFile.problems(noRows).size(), "a run with no row: " + ResultsFile.problems(noRows));
+    }
 }
