@@ -14,19 +14,8 @@ root=$(cd "$here/../.." && pwd)
 . "$root/bench/lib/report.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
-
-check() {
-  local what=$1
-  shift
-  if "$@" >"$work/check.log" 2>&1; then
-    echo "ok   $what"
-  else
-    echo "FAIL $what"
-    sed 's/^/     /' "$work/check.log"
-    failures=$((failures + 1))
-  fi
-}
+# shellcheck source=../lib/check.sh
+. "$root/bench/lib/check.sh"
 # row_of TARGET FIELD...: those fields of TARGET's row in rows.tsv, tab-separated, by the header's names.
 row_of() {
   local target=$1
@@ -116,8 +105,4 @@ check "bench.sh rejects a non-numeric --users" bash -c "'$root/bin/bench.sh' gat
 check "bench.sh rejects an unknown subcommand" bash -c "'$root/bin/bench.sh' nosuch; [ \$? = 2 ]"
 check "bench.sh works through a symlink" bash -c "ln -s '$root/bin/bench.sh' '$work/b' && '$work/b' gatling --help | grep -q 'usage: bin/bench.sh gatling'"
 
-if [ "$failures" -gt 0 ]; then
-  echo "selftest: $failures check(s) failed"
-  exit 1
-fi
-echo "selftest: all checks passed"
+checks_done "gatling selftest"

@@ -15,12 +15,8 @@ ensure_packages "report selftest" jq || exit 1 # reads a count out of results.js
 fixtures=$here/selftest
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failed=0
-check() {
-  local what=$1
-  shift
-  if "$@" >/dev/null 2>&1; then echo "ok   $what"; else echo "FAIL $what"; failed=1; fi
-}
+# shellcheck source=../lib/check.sh
+. "$root/bench/lib/check.sh"
 
 report_jar >/dev/null
 mvn -q -B -f "$here/pom.xml" test
@@ -73,5 +69,4 @@ for spec in "$root"/bench/*/report.json; do
     "$here/render-check.sh" "$work/$bench/report.html"
 done
 
-[ $failed = 0 ] && echo "bench/report self-test: all checks passed"
-exit $failed
+checks_done "bench/report selftest"

@@ -17,18 +17,8 @@ root=$(cd "$here/../.." && pwd)
 ensure_packages "throughput selftest" jq || exit 1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
-
-check() {
-  local what=$1
-  shift
-  if "$@" >/dev/null 2>&1; then
-    echo "ok   $what"
-  else
-    echo "FAIL $what"
-    failures=$((failures + 1))
-  fi
-}
+# shellcheck source=../lib/check.sh
+. "$root/bench/lib/check.sh"
 has() { grep -qF -- "$2" "$1"; }
 tsv() { local IFS=$'\t'; echo "$*"; }
 
@@ -179,9 +169,4 @@ check "compare-builds: one revision with one conf twice exits 2" \
 check "compare-builds: two confs the report could not tell apart exit 2" \
   test "$(code "$compare" --conf-a "$work/conf-1/try.conf" --conf-b "$work/conf-2/try.conf" HEAD)" = 2
 
-if [ "$failures" -gt 0 ]; then
-  echo "$failures check(s) failed; outputs in $work" >&2
-  trap - EXIT
-  exit 1
-fi
-echo "all checks passed"
+checks_done "throughput selftest" || { echo "outputs in $work" >&2; trap - EXIT; exit 1; }
