@@ -61,6 +61,9 @@ errors, each proxy's CPU time per request and resident memory. Results in target
                         write kodiak-<phase>-profile.txt (hot methods, allocation, GC); costs it ~2 % CPU
   --kodiak-conf FILE    HOCON included after the bench's Kodiak config (its keys win); may repeat
   --no-build            use Kodiak's jar as it is, even when the sources are newer
+  --as-shipped          Kodiak as bin/proxy.sh ships it (conf/logback.xml's access log, the admin listener
+                        and its metrics on) and nginx with its access log on (nginx's default: a write
+                        per request); without it both run with their logs off and Kodiak without metrics
   --report DIR          only remake DIR's results.json, report.md and report.html from DIR/runs.tsv with
                         the current bench/throughput/report.json (the run's description is kept)
 
@@ -78,7 +81,7 @@ die() { echo "throughput: $*" >&2; exit 2; }
 progress() { echo "[throughput $(date +%H:%M:%S)] $*"; }
 
 # ---- arguments -------------------------------------------------------------------------------------
-quick=false matrix=true scale=true build=true report_only="" jfr=false
+quick=false matrix=true scale=true build=true report_only="" jfr=false as_shipped=false
 payloads_arg="" conc_arg="" reps="" duration="" warmup="" cell_warmup="" targets_arg="" scale_arg=""
 scale_duration="" scale_warmup="" quiet_wait=0 jit_max=""
 kodiak_confs=()
@@ -102,6 +105,7 @@ while [ $# -gt 0 ]; do
     --no-scale) scale=false ;;
     --kodiak-conf) kodiak_confs+=("$(realpath "${2:?--kodiak-conf needs a file}")"); shift ;;
     --no-build) build=false ;;
+    --as-shipped) as_shipped=true ;;
     --report) report_only=${2:?--report needs a directory}; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $1" ;;
@@ -256,6 +260,8 @@ if [ "$kodiak_launch" = auto ]; then
   kodiak_launch=java
   [ -x "$kodiak_home/bin/proxy.sh" ] && kodiak_launch=proxy.sh
 fi
+# The daemon as shipped is what bin/proxy.sh starts (its JVM options, conf/logback.xml, PROXY_BASE/logs).
+if $as_shipped && [ "$kodiak_launch" != proxy.sh ]; then die "--as-shipped needs Kodiak started by bin/proxy.sh (KODIAK_LAUNCH)"; fi
 in_targets() { [[ " ${targets[*]} " == *" $1 "* ]]; }
 
 # ---- tools: installed from Debian when missing ------------------------------------------------------
@@ -367,8 +373,11 @@ start_backend() {
 start_nginx() {
   local base=$out/run/nginx-$phase
   mkdir -p "$base/logs" "$base/tmp"
+  local access_log=off
+  # As shipped, nginx logs every request the way its default configuration does: unbuffered, combined format.
+  if $as_shipped; then access_log="$base/logs/access.log"; fi
   sed -e "s#@BASE@#$base#g" -e "s#@PORT@#${PORT[nginx]}#g" -e "s#@UPSTREAM_PORT@#$(upstream_port nginx)#g" \
-    "$here/nginx.conf" >"$base/nginx.conf"
+    -e "s#^    access_log off;#    access_log $access_log;#" "$here/nginx.conf" >"$base/nginx.conf"
   "$nginx_bin" -t -q -p "$base/" -c "$base/nginx.conf" -e "$base/logs/error.log" >>"$base/logs/console.log" 2>&1 \
     || { tail -n 10 "$base/logs/console.log" >&2; return 1; }
   daemon_start nginx "$base/daemon.pid" "$base/logs/console.log" "-p $base/" 127.0.0.1 "${PORT[nginx]}" 30 -- \
@@ -388,6 +397,8 @@ start_haproxy() {
 }
 
 kodiak_java_opts() {
+  # As shipped: bin/proxy.sh's own -Dlogback.configurationFile (conf/logback.xml) stays.
+  if $as_shipped; then echo "${KODIAK_JAVA_OPTS:-}"; return; fi
   echo "-Dlogback.configurationFile=$here/logback.xml${KODIAK_JAVA_OPTS:+ $KODIAK_JAVA_OPTS}"
 }
 
@@ -395,6 +406,9 @@ start_kodiak() {
   local base=$out/run/kodiak-$phase f
   mkdir -p "$base/logs"
   sed -e "s#@PORT@#${PORT[kodiak]}#g" -e "s#@UPSTREAM_PORT@#$(upstream_port kodiak)#g" "$here/kodiak.conf" >"$base/kodiak.conf"
+  if $as_shipped; then
+    echo "proxy.admin { enabled = true, host = \"127.0.0.1\", port = $((port_base + 20)) }" >>"$base/kodiak.conf"
+  fi
   # Each --kodiak-conf file gets @UPSTREAM_PORT@ filled in too (a route of its own needs the backend's port).
   local n=0
   for f in "${kodiak_confs[@]+"${kodiak_confs[@]}"}"; do
@@ -1059,6 +1073,9 @@ if in_targets kodiak; then
   facts+=(--param "Kodiak=commit $commit; $kodiak_jar_info; launched with $kodiak_launch${kodiak_build_note:+; $kodiak_build_note}"
           --param "Kodiak JAVA_OPTS=$(kodiak_java_opts)")
   [ ${#kodiak_confs[@]} -eq 0 ] || facts+=(--param "Kodiak extra config=${kodiak_confs[*]}")
+  if $as_shipped; then
+    facts+=(--param "as shipped=Kodiak with conf/logback.xml (access log on, buffered) and its admin listener and metrics on; nginx with access_log on (unbuffered, its default)")
+  fi
   [ -z "$jit_note" ] || facts+=(--param "Kodiak JIT warm-up=$jit_note")
   $jfr && facts+=(--param "JFR=Kodiak recorded with JFR (profile settings) during the recorded runs")
 fi

@@ -151,6 +151,7 @@ check "--no-matrix --no-scale exits 2" test "$(code "$run" --no-matrix --no-scal
 check "bin/bench.sh throughput --compare with a missing file exits 2" \
   test "$(code "$root/bin/bench.sh" throughput --compare "$results" "$work/none.json")" = 2
 check "a KODIAK_HOME that is no directory exits 2" test "$(KODIAK_HOME=$work/none code "$run" --quick)" = 2
+check "--as-shipped without bin/proxy.sh exits 2" test "$(KODIAK_LAUNCH=java code "$run" --as-shipped --quick)" = 2
 check "through a symlink" bash -c "ln -s '$run' '$work/tp' && '$work/tp' --help"
 
 # compare-builds.sh: argument handling; every case below stops before building or starting anything.
