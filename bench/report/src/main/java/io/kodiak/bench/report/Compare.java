@@ -90,19 +90,7 @@ final class Compare {
                 String s = seriesValues.get(i);
                 Cell ca = Layout.cell(column, Rows.withValue(groupsA.getOrDefault(key, List.of()), series, s));
                 Cell cb = Layout.cell(column, Rows.withValue(groupsB.getOrDefault(key, List.of()), series, s));
-                Cell ratio = !measured(ca) || !measured(cb) || ca.value() == 0 ? Cell.EMPTY
-                        : Cell.of(spread(cb).over(spread(ca)), 2);
-                ratiosBySeries.get(i).add(ratio.value() == null ? null : ratio);
-                if (ca.value() == null && cb.value() == null) {
-                    continue;
-                }
-                List<Cell> line = new ArrayList<>();
-                key.forEach(k -> line.add(Cell.text(k)));
-                if (series != null) {
-                    line.add(Cell.text(s));
-                }
-                line.addAll(List.of(ca, cb, ratio));
-                lines.add(line);
+                ratiosBySeries.get(i).add(compared(lines, key, series == null ? null : s, ca, cb));
             }
         }
         // Within-run ratios (kodiak/nginx) compared across the runs: the machine's drift between the two
@@ -117,16 +105,7 @@ final class Compare {
                 List<JsonNode> b = groupsB.getOrDefault(key, List.of());
                 Cell ca = Layout.ratio(column, Rows.withValue(a, series, s), Rows.withValue(a, series, section.reference()));
                 Cell cb = Layout.ratio(column, Rows.withValue(b, series, s), Rows.withValue(b, series, section.reference()));
-                Cell ratio = !measured(ca) || !measured(cb) || ca.value() == 0 ? Cell.EMPTY : Cell.of(spread(cb).over(spread(ca)), 2);
-                points.add(ratio.value() == null ? null : ratio);
-                if (ca.value() == null && cb.value() == null) {
-                    continue;
-                }
-                List<Cell> line = new ArrayList<>();
-                key.forEach(k -> line.add(Cell.text(k)));
-                line.add(Cell.text(name));
-                line.addAll(List.of(ca, cb, ratio));
-                lines.add(line);
+                points.add(compared(lines, key, name, ca, cb));
             }
             ratiosBySeries.add(points);
         }
@@ -143,6 +122,24 @@ final class Compare {
                 : List.of(); // 0 against 0 (no failures in either run): a table, nothing to draw
         int keysShown = section.rows().size() + (series == null ? 0 : 1);
         return new Table(section.title() + ": " + column.label(), null, keysShown, header, lines, charts);
+    }
+
+    /**
+     * One line of a compare table (the row's key, the series it is about, A, B and B/A), left out when
+     * neither run measured it; returns B/A, or null when it has no value (for the chart: a gap).
+     */
+    private static Cell compared(List<List<Cell>> lines, List<String> key, String name, Cell a, Cell b) {
+        Cell ratio = !measured(a) || !measured(b) || a.value() == 0 ? Cell.EMPTY : Cell.of(spread(b).over(spread(a)), 2);
+        if (a.value() != null || b.value() != null) {
+            List<Cell> line = new ArrayList<>();
+            key.forEach(k -> line.add(Cell.text(k)));
+            if (name != null) {
+                line.add(Cell.text(name));
+            }
+            line.addAll(List.of(a, b, ratio));
+            lines.add(line);
+        }
+        return ratio.value() == null ? null : ratio;
     }
 
     private static boolean measured(Cell c) {
