@@ -95,8 +95,7 @@ final class Compare {
         }
         // Within-run ratios (kodiak/nginx) compared across the runs: the machine's drift between the two
         // runs cancels out of them, which it does not out of either target's own B/A.
-        List<String> ratioSeries = column.ratio() && section.reference() != null && seriesValues.contains(section.reference())
-                ? seriesValues.stream().filter(s -> !section.reference().equals(s)).toList() : List.of();
+        List<String> ratioSeries = Layout.ratioSeries(section, column, seriesValues);
         for (String s : ratioSeries) {
             String name = s + "/" + section.reference();
             List<Cell> points = new ArrayList<>();

@@ -86,7 +86,8 @@ final class Layout {
         return new Table(section.title(), section.text(), section.rows().size(), header, lines, charts);
     }
 
-    private static List<String> ratioSeries(Section section, Column column, List<String> seriesValues) {
+    /** The series a ratio column divides by the section's reference (none when it has no reference among them). */
+    static List<String> ratioSeries(Section section, Column column, List<String> seriesValues) {
         if (!column.ratio() || section.reference() == null || !seriesValues.contains(section.reference())) {
             return List.of();
         }
