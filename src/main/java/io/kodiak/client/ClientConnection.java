@@ -165,6 +165,16 @@ final class ClientConnection implements ClientSide {
             refuse(ProxyError.of(violation), violation.text(), null, start);
             return ctx.getStopAction();
         }
+        try {
+            return actOnHead(ctx, start);
+        } finally {
+            // Everything that needs the head's bytes has copied what it keeps.
+            heads.clear();
+            head.forgetBytes();
+        }
+    }
+
+    private NextAction actOnHead(FilterChainContext ctx, long start) {
         idleClock.stop(this);
         synchronized (this) {
             requests++;

@@ -77,7 +77,8 @@ public final class ChunkedDecoder {
     }
 
     private final int maxTrailerSize;
-    private final HeadScanner trailer = new HeadScanner(HeadScanner.Start.TRAILER_SECTION);
+    /** Made at the first trailer section: most connections never carry a chunked body. */
+    private HeadScanner trailer;
     private State state = State.SIZE_START;
     /** The chunk size being read, then the data octets of the chunk still to come. */
     private long remaining;
@@ -94,7 +95,9 @@ public final class ChunkedDecoder {
         remaining = 0;
         lineLength = 0;
         trailerLength = 0;
-        trailer.reset();
+        if (trailer != null) {
+            trailer.reset();
+        }
     }
 
 
@@ -262,6 +265,9 @@ public final class ChunkedDecoder {
                 lineLength = 0;
                 if (remaining == 0) {
                     state = State.TRAILER;
+                    if (trailer == null) {
+                        trailer = new HeadScanner(HeadScanner.Start.TRAILER_SECTION);
+                    }
                     trailer.reset();
                 } else {
                     state = State.DATA;

@@ -15,7 +15,10 @@ import java.util.Arrays;
  * whitespace around it included.
  */
 public final class HeadLayout {
-    private static final int INITIAL_FIELDS = 24;
+    /** Enough for the usual head; a connection that sees more grows its array once. */
+    private static final int INITIAL_FIELDS = 16;
+    /** Per field: name start, colon, value end, side by side in one array (one object per connection, not three). */
+    private static final int STRIDE = 3;
 
     int start;
     int methodEnd;
@@ -25,9 +28,7 @@ public final class HeadLayout {
     int status;
     int end;
     private int fields;
-    private int[] nameStarts = new int[INITIAL_FIELDS];
-    private int[] colons = new int[INITIAL_FIELDS];
-    private int[] valueEnds = new int[INITIAL_FIELDS];
+    private int[] marks = new int[INITIAL_FIELDS * STRIDE];
 
     void clear(int from) {
         start = from;
@@ -37,21 +38,18 @@ public final class HeadLayout {
     }
 
     void markFieldStart(int at) {
-        if (fields == nameStarts.length) {
-            int grown = fields * 2;
-            nameStarts = Arrays.copyOf(nameStarts, grown);
-            colons = Arrays.copyOf(colons, grown);
-            valueEnds = Arrays.copyOf(valueEnds, grown);
+        if (fields * STRIDE == marks.length) {
+            marks = Arrays.copyOf(marks, marks.length * 2);
         }
-        nameStarts[fields] = at;
+        marks[fields * STRIDE] = at;
     }
 
     void markColon(int at) {
-        colons[fields] = at;
+        marks[fields * STRIDE + 1] = at;
     }
 
     void markValueEnd(int at) {
-        valueEnds[fields++] = at;
+        marks[fields++ * STRIDE + 2] = at;
     }
 
     /** The bytes were moved by {@code delta} (a head that spans reads is gathered in one array). */
@@ -62,15 +60,13 @@ public final class HeadLayout {
         reasonStart = moved(reasonStart, delta);
         lineEnd = moved(lineEnd, delta);
         end = moved(end, delta);
-        for (int i = 0; i < fields; i++) {
-            nameStarts[i] += delta;
-            colons[i] += delta;
-            valueEnds[i] += delta;
+        for (int i = 0; i < fields * STRIDE; i++) {
+            marks[i] += delta;
         }
         // A field whose name began before the move but has not reached its colon yet.
-        if (fields < nameStarts.length) {
-            nameStarts[fields] += delta;
-            colons[fields] += delta;
+        if (fields * STRIDE < marks.length) {
+            marks[fields * STRIDE] += delta;
+            marks[fields * STRIDE + 1] += delta;
         }
     }
 
@@ -92,17 +88,17 @@ public final class HeadLayout {
     }
 
     public int nameStart(int field) {
-        return nameStarts[field];
+        return marks[field * STRIDE];
     }
 
     /** The colon after the name: where the name ends. */
     public int colon(int field) {
-        return colons[field];
+        return marks[field * STRIDE + 1];
     }
 
     /** The CR or LF that ends the field line. */
     public int valueEnd(int field) {
-        return valueEnds[field];
+        return marks[field * STRIDE + 2];
     }
 
     public int methodEnd() {

@@ -108,7 +108,12 @@ public final class HeadReader {
         }
     }
 
-    /** Forgets a partial head (the connection is closing). */
+    /**
+     * Forgets the last head and any partial one (the connection is closing, or the head has been
+     * acted on). A complete head lies in the read buffer it arrived in, often a slice of a memory
+     * manager's 64 KiB pool chunk: a connection that kept pointing at it while it waits for an
+     * answer, or idles between requests, would keep the whole chunk alive.
+     */
     public void clear() {
         gatheredLength = 0;
         headArray = null;

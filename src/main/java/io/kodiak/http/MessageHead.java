@@ -154,6 +154,15 @@ public abstract class MessageHead {
         return true;
     }
 
+    /**
+     * Lets go of the bytes the head was parsed from once it has been acted on, for the reason
+     * {@link HeadReader#clear()} gives; the parsed values stay, {@link #array()} is null until the
+     * next head.
+     */
+    public final void forgetBytes() {
+        array = null;
+    }
+
     public final byte[] array() {
         return array;
     }

@@ -101,6 +101,17 @@ public final class UpstreamFilter extends BaseFilter {
         ResponseReading reading = state.reading();
         ResponseHead head = reading.head;
         head.parse(reading.heads);
+        try {
+            return actOnHead(state, listener, buffer, head);
+        } finally {
+            // The listener has copied what it keeps of the head's bytes.
+            reading.heads.clear();
+            head.forgetBytes();
+        }
+    }
+
+    private static boolean actOnHead(UpstreamConnection state, ResponseListener listener, Buffer buffer, ResponseHead head) {
+        ResponseReading reading = state.reading();
         int status = head.status();
         if (status == 101) {
             if (!listener.upgradeRequested()) {
