@@ -50,7 +50,8 @@ errors, each proxy's CPU time per request and resident memory. Results in target
                         (bench/jvm-proxies/); relay and nio-relay relay bytes with no HTTP, on Grizzly's transport
                         and on the JDK's selectors: the floors under a proxy built on either, see
                         bench/throughput/GrizzlyRelay.java and NioRelay.java)
-  --scale LIST          connections for the scale runs on the 500 ms stub (default 2000,8000)
+  --scale LIST          connections for the scale runs on the 500 ms stub (default 2000,8000); then one more
+                        Kodiak run at the largest, for its live heap (a class histogram past its middle)
   --scale-duration S    seconds per scale run (default 20; quick 8)
   --scale-warmup S      warm-up per target before the scale runs (default 15; quick 5)
   --no-matrix           skip payload × concurrency
@@ -81,7 +82,7 @@ die() { echo "throughput: $*" >&2; exit 2; }
 progress() { echo "[throughput $(date +%H:%M:%S)] $*"; }
 
 # ---- arguments -------------------------------------------------------------------------------------
-quick=false matrix=true scale=true build=true report_only="" jfr=false as_shipped=false
+quick=false matrix=true scale=true build=true report_only="" jfr=false as_shipped=false heap_probe=false
 payloads_arg="" conc_arg="" reps="" duration="" warmup="" cell_warmup="" targets_arg="" scale_arg=""
 scale_duration="" scale_warmup="" quiet_wait=0 jit_max=""
 kodiak_confs=()
@@ -152,7 +153,7 @@ RUN_FIELDS=(phase target scenario size payload connections repetition position p
   requests duration_us bytes err_connect err_read err_write err_status err_timeout
   mean_us p50_us p75_us p90_us p95_us p99_us max_us
   proxy_user_ticks proxy_sys_ticks upstream_ticks wrk_ticks accounted_ticks machine_busy_ticks machine_total_ticks
-  wall_us rss_kb fds upstream_connects machine_accepts proxy_jit_ticks proxy_gc_ticks hz note)
+  wall_us rss_kb fds upstream_connects machine_accepts proxy_jit_ticks proxy_gc_ticks live_heap_kb hz note)
 
 tsv_line() { local IFS=$'\t'; printf '%s\n' "$*"; }
 
@@ -609,6 +610,13 @@ wait_quiet() {
   done
 }
 
+# What Kodiak (PID) holds live, in kB: jcmd's class histogram, which takes a full collection first,
+# so only what is reachable counts. "-" when jcmd cannot attach.
+live_heap_kb() {
+  "$(dirname "$java17")/jcmd" "$1" GC.class_histogram 2>/dev/null \
+    | awk '$1 == "Total" { print int($3 / 1024); found = 1 } END { if (!found) print "-" }'
+}
+
 # With --jfr: a flight recording of Kodiak over the recorded runs of a phase, summarised as text.
 jfr_start() {
   $jfr && in_targets kodiak || return 0
@@ -804,7 +812,8 @@ measure() {
   upstream_root=$(service_pid "$(upstream_service "$target")") || note="${note:+$note; }upstream is not running"
   [ -n "$upstream_root" ] && mapfile -t upstream_pids < <(tree_pids "$upstream_root")
 
-  local p0 u0 m0 p1 u1 m1 t0 t1 rss=0 r fds=0 half
+  local p0 u0 m0 p1 u1 m1 t0 t1 rss=0 r fds=0 half live_heap=- row_phase=$phase
+  $heap_probe && row_phase=heap
   wait_quiet
   [ -z "$quiet_note" ] || note="${note:+$note; }$quiet_note"
   read -r -a p0 <<<"$(proc_ticks "${proxy_pids[@]+"${proxy_pids[@]}"}")"
@@ -830,6 +839,7 @@ measure() {
       r=$(proc_rss_kb "${proxy_pids[@]}")
       ((r > rss)) && rss=$r
       [ "$polls" = "$half" ] && fds=$(proc_fds "${proxy_pids[@]}")
+      [ "$polls" = "$half" ] && $heap_probe && live_heap=$(live_heap_kb "$proxy_root")
     fi
   done
   local wrk_rc=0
@@ -877,18 +887,20 @@ measure() {
   [ "$pu" = - ] || pt=$((pu + ps))
   local proxied=1 delay_ms=0 scenario machine_accepts=-
   [ "$target" = direct ] && proxied=0
-  if [ "$phase" = scale ]; then
+  if $heap_probe; then
+    delay_ms=500 scenario="live heap at $conns connections, 500 ms upstream"
+  elif [ "$phase" = scale ]; then
     delay_ms=500 scenario="scale $conns connections, 500 ms upstream"
   else
     scenario="matrix $(size_label "$payload") × $conns"
   fi
   [ "$tcp0" = - ] || [ "$tcp1" = - ] || machine_accepts=$((tcp1 - tcp0))
-  tsv_line "$phase" "$target" "$scenario" "$(size_label "$payload")" "$payload" "$conns" "$rep" "$position" "$seconds" \
+  tsv_line "$row_phase" "$target" "$scenario" "$(size_label "$payload")" "$payload" "$conns" "$rep" "$position" "$seconds" \
     "$proxied" "$delay_ms" "${v[requests]}" "${v[duration_us]}" "${v[bytes]}" \
     "${v[connect]}" "${v[read]}" "${v[write]}" "${v[status]}" "${v[timeout]}" \
     "${v[mean_us]}" "${v[p50_us]}" "${v[p75_us]}" "${v[p90_us]}" "${v[p95_us]}" "${v[p99_us]}" "${v[max_us]}" \
     "$pu" "$ps" "$ut" "$wrk_ticks" "$((pt + ut + wrk_ticks))" "$((m1[0] - m0[0]))" "$((m1[1] - m0[1]))" \
-    "$((t1 - t0))" "$rss_out" "$fds_out" "$connects" "$machine_accepts" "$jit" "$gc" "$hz" "$note" >>"$runs"
+    "$((t1 - t0))" "$rss_out" "$fds_out" "$connects" "$machine_accepts" "$jit" "$gc" "$live_heap" "$hz" "$note" >>"$runs"
   bench_sample_load
 
   # One progress line: req/s, CPU per request, p99, errors, and how busy the rest of the machine was.
@@ -1044,6 +1056,14 @@ if $scale; then
   done
   jfr_stop
   threads_stop
+  # Kodiak's live heap with the most connections in flight: one more run, not among the measured ones
+  # (the full collection the histogram takes stalls every exchange for a moment), sampled past its middle.
+  if in_targets kodiak; then
+    progress "live heap: Kodiak at ${scale_conns[-1]} connections, a class histogram past the middle of one more run"
+    heap_probe=true
+    measure kodiak "$SCALE_PAYLOAD" "${scale_conns[-1]}" 1 1 "$scale_duration" "$STUB_PATH"
+    heap_probe=false
+  fi
   for t in "${PROXIES[@]}"; do in_targets "$t" && service_stop "$t-scale"; done
   for t in "${targets[@]}"; do service_stop "stub-$t"; done
 fi
