@@ -27,6 +27,8 @@ public final class UpstreamServer {
     private final AtomicInteger inFlight;
     private final LongAdder requests;
     private final LongAdder failures;
+    /** host:port, made once: every exchange names the server it tried in the access log. */
+    private final String authority;
     /** Smooth weighted round-robin's running weight; guarded by the group's balancer. */
     int currentWeight;
 
@@ -43,6 +45,7 @@ public final class UpstreamServer {
         this.group = group;
         this.index = index;
         this.settings = settings;
+        this.authority = settings.authority();
         this.pool = pool;
         this.passive = passive;
         this.active = active;
@@ -67,7 +70,7 @@ public final class UpstreamServer {
 
     /** host:port, as logged and tagged in metrics. */
     public String authority() {
-        return settings.authority();
+        return authority;
     }
 
     public String host() {
