@@ -90,9 +90,9 @@ if [ -n "$memory_manager" ]; then
   mkdir -p "$out/mm-classes"
   javac -nowarn -cp "$root/target/lib/*" -d "$out/mm-classes" "$root/bench/core/MemoryManagerChoice.java"
   extra_cp=":$out/mm-classes"
-  # proxy.buffers.memory-manager = arenas is the setting under which Kodiak takes Grizzly's default manager.
+  # proxy.buffers.memory-manager = heap is the setting under which Kodiak takes Grizzly's default manager.
   mm_opts=(-Dorg.glassfish.grizzly.MEMORY_MANAGER_FACTORY=MemoryManagerChoice "-Dbench.memory-manager=${memory_manager%-64k}"
-    -Dproxy.buffers.memory-manager=arenas)
+    -Dproxy.buffers.memory-manager=heap)
   [ "$memory_manager" = direct-64k ] && mm_opts+=(-Dorg.glassfish.grizzly.nio.transport.TCPNIOTransport.max-receive-buffer-size=65536)
 fi
 

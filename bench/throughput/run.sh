@@ -613,7 +613,7 @@ wait_quiet() {
 # What Kodiak (PID) holds live, in kB: jcmd's class histogram, which takes a full collection first,
 # so only what is reachable counts. "-" when jcmd cannot attach.
 live_heap_kb() {
-  "$(dirname "$java17")/jcmd" "$1" GC.class_histogram 2>/dev/null \
+  { "$(dirname "$java17")/jcmd" "$1" GC.class_histogram 2>/dev/null || true; } \
     | awk '$1 == "Total" { print int($3 / 1024); found = 1 } END { if (!found) print "-" }'
 }
 
@@ -800,7 +800,9 @@ warm() {
 # measure TARGET PAYLOAD CONNS REP POSITION SECONDS [PATH]: one recorded run, one row in runs.tsv.
 measure() {
   local target=$1 payload=$2 conns=$3 rep=$4 position=$5 seconds=$6 path=${7:-}
-  local name=$phase-$target-$payload-$conns-r$rep
+  local row_phase=$phase
+  $heap_probe && row_phase=heap
+  local name=$row_phase-$target-$payload-$conns-r$rep
   local log=$out/logs/wrk/$name.log cpufile=$out/logs/wrk/$name.cpu
   local proxy_root="" upstream_root="" proxy_pids=() upstream_pids=() note=""
   local svc
@@ -812,8 +814,7 @@ measure() {
   upstream_root=$(service_pid "$(upstream_service "$target")") || note="${note:+$note; }upstream is not running"
   [ -n "$upstream_root" ] && mapfile -t upstream_pids < <(tree_pids "$upstream_root")
 
-  local p0 u0 m0 p1 u1 m1 t0 t1 rss=0 r fds=0 half live_heap=- row_phase=$phase
-  $heap_probe && row_phase=heap
+  local p0 u0 m0 p1 u1 m1 t0 t1 rss=0 r fds=0 half live_heap=-
   wait_quiet
   [ -z "$quiet_note" ] || note="${note:+$note; }$quiet_note"
   read -r -a p0 <<<"$(proc_ticks "${proxy_pids[@]+"${proxy_pids[@]}"}")"
@@ -1059,9 +1060,11 @@ if $scale; then
   # Kodiak's live heap with the most connections in flight: one more run, not among the measured ones
   # (the full collection the histogram takes stalls every exchange for a moment), sampled past its middle.
   if in_targets kodiak; then
-    progress "live heap: Kodiak at ${scale_conns[-1]} connections, a class histogram past the middle of one more run"
+    largest=0
+    for c in "${scale_conns[@]}"; do ((c > largest)) && largest=$c; done
+    progress "live heap: Kodiak at $largest connections, a class histogram past the middle of one more run"
     heap_probe=true
-    measure kodiak "$SCALE_PAYLOAD" "${scale_conns[-1]}" 1 1 "$scale_duration" "$STUB_PATH"
+    measure kodiak "$SCALE_PAYLOAD" "$largest" 1 1 "$scale_duration" "$STUB_PATH"
     heap_probe=false
   fi
   for t in "${PROXIES[@]}"; do in_targets "$t" && service_stop "$t-scale"; done

@@ -11,7 +11,8 @@
 #   tls-upstream-100b, -10k         as keepalive-*, with TLS to the backend too (TLS on both sides).
 # Per run: req/s, errors, latency, and the proxy's own CPU per request (utime + stime of its
 # processes from /proc, the figure that holds on a shared machine). Kodiak runs as bin/proxy.sh ships it, with its
-# access log off like nginx's (bench/throughput/logback.xml). Each target is warmed up first (the
+# access log off like nginx's (bench/throughput/logback.xml); KODIAK_JAVA_OPTS adds JVM options (a
+# -Dproxy.<key>=<value> setting, as bin/bench.sh throughput takes them). Each target is warmed up first (the
 # JIT): 5 s on every cell, 25 s in all. Defaults: 3 rounds of 10 s per cell; --quick: 1 round of
 # 5 s, 2 s of warm-up per cell.
 # Writes target/bench/tls-<timestamp>/: tls.tsv (a row per run), and from it results.json, report.md
@@ -137,7 +138,8 @@ kodiak_conf kodiak
 start_target() {
   case $1 in
     kodiak)
-      PROXY_CONF=$out/$1.conf PROXY_BASE=$out/$1 JAVA_OPTS="-Dlogback.configurationFile=$root/bench/throughput/logback.xml" \
+      PROXY_CONF=$out/$1.conf PROXY_BASE=$out/$1 \
+        JAVA_OPTS="-Dlogback.configurationFile=$root/bench/throughput/logback.xml${KODIAK_JAVA_OPTS:+ $KODIAK_JAVA_OPTS}" \
         "$root/bin/proxy.sh" start >>"$out/logs/$1.log" 2>&1 || { tail -n 20 "$out/logs/$1.log" >&2; exit 1; }
       started+=("$out/$1/proxy.pid|-Dkodiak.daemon=proxy:$out/$1 ") ;;
     nginx) start_nginx nginx "${PORT[nginx]}" ;;

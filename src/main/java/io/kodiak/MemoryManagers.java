@@ -15,14 +15,14 @@ final class MemoryManagers {
 
     static MemoryManager of(MemoryManagerName name) {
         return switch (name) {
-            // Each read copied into an array of its own size (see UnpooledHeapMemoryManager).
-            case HEAP -> new UnpooledHeapMemoryManager();
             // Grizzly's default, a HeapMemoryManager: per-thread arenas of 64 KiB; a read larger
             // than that gets a fresh array, and an arena is reused only when its last slice is
             // released on the thread that cut it. The default instance rather than a new one, so
             // that Grizzly's own MEMORY_MANAGER_FACTORY property can still replace it, as
             // bin/bench.sh core --memory-manager does to measure the alternatives.
-            case ARENAS -> MemoryManager.DEFAULT_MEMORY_MANAGER;
+            case HEAP -> MemoryManager.DEFAULT_MEMORY_MANAGER;
+            // Each read copied into an array of its own size (see UnpooledHeapMemoryManager).
+            case EXACT -> new UnpooledHeapMemoryManager();
             // Shared pools of 1, 4, 16 and 64 KiB buffers (3 % of the maximum heap, allocated up
             // front); a written buffer goes back to its pool from whichever thread releases it.
             // The 1 KiB pool is Kodiak's: Grizzly's smallest is 4 KiB, and every exchange in

@@ -163,6 +163,8 @@ final class ClientConnection implements ClientSide {
         } catch (HttpViolationException e) {
             Violation violation = e.violation();
             refuse(ProxyError.of(violation), violation.text(), null, start);
+            heads.clear();
+            head.forgetBytes();
             return ctx.getStopAction();
         }
         try {

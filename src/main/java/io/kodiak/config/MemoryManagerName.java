@@ -5,7 +5,7 @@ import java.util.Optional;
 /** Where socket reads are copied to, by configuration name (proxy.buffers.memory-manager). */
 public enum MemoryManagerName implements ConfigNamed {
     HEAP("heap"),
-    ARENAS("arenas"),
+    EXACT("exact"),
     POOLED("pooled");
 
     private final String configName;

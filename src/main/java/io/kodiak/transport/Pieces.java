@@ -12,10 +12,10 @@ public final class Pieces {
     /**
      * The next {@code n} bytes of {@code ctx}'s read buffer. When they are all of it, the buffer
      * itself, and the context's message becomes an empty buffer: once written, the transport gives
-     * the read buffer's memory back to its pool (a slice keeps it until the collector comes, and
-     * with the heap memory manager that cost a fresh 64 KiB arena every few exchanges: 18 % of the
-     * CPU at 10 KB bodies). Otherwise a slice sharing the buffer's memory, and the position moves
-     * past it.
+     * the read buffer's memory back to its pool, where the memory manager has one ({@code heap}'s
+     * arenas, {@code pooled}; a slice keeps it until the collector comes, and with the arenas that
+     * cost a fresh 64 KiB array every few exchanges: 18 % of the CPU at 10 KB bodies). Otherwise a
+     * slice sharing the buffer's memory, and the position moves past it.
      */
     public static Buffer take(FilterChainContext ctx, Buffer buffer, int n) {
         int position = buffer.position();

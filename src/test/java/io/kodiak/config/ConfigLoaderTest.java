@@ -95,7 +95,7 @@ class ConfigLoaderTest {
     @Test
     void unknownMemoryManager() {
         assertProblem(rejected("proxy.buffers.memory-manager = direct"), "proxy.buffers.memory-manager", "direct",
-                "heap, arenas, pooled");
+                "heap, exact, pooled");
     }
 
     @Test

@@ -29,7 +29,7 @@ class TransportSettingsTest {
 
     @ParameterizedTest(name = "{0}, {1} buffers")
     @CsvSource({"same-thread, heap", "worker-thread, heap", "dynamic, heap", "leader-follower, heap",
-            "same-thread, arenas", "worker-thread, arenas",
+            "same-thread, exact", "worker-thread, exact",
             "same-thread, pooled", "worker-thread, pooled", "dynamic, pooled", "leader-follower, pooled"})
     void concurrentUploadsAndDownloadsArriveIntact(String strategy, String memoryManager) throws Exception {
         try (TestUpstream upstream = TestUpstream.start();
