@@ -163,17 +163,21 @@ final class ClientConnection implements ClientSide {
         } catch (HttpViolationException e) {
             Violation violation = e.violation();
             refuse(ProxyError.of(violation), violation.text(), null, start);
-            heads.clear();
-            head.forgetBytes();
+            forgetHead();
             return ctx.getStopAction();
         }
         try {
             return actOnHead(ctx, start);
         } finally {
             // Everything that needs the head's bytes has copied what it keeps.
-            heads.clear();
-            head.forgetBytes();
+            forgetHead();
         }
+    }
+
+    /** Lets go of the read buffer the last head lies in (HeadReader.clear says why). */
+    private void forgetHead() {
+        heads.clear();
+        head.forgetBytes();
     }
 
     private NextAction actOnHead(FilterChainContext ctx, long start) {

@@ -24,6 +24,12 @@ final class ResponseReading {
     /** Set when a response ended in the current read: nothing more is read from it. */
     boolean completed;
 
+    /** Lets go of the read buffer the last head lies in (HeadReader.clear says why). */
+    void forgetHead() {
+        heads.clear();
+        head.forgetBytes();
+    }
+
     /** Ready for the next response (or nothing more: the connection is closing). */
     void reset() {
         phase = Phase.HEAD;

@@ -105,8 +105,7 @@ public final class UpstreamFilter extends BaseFilter {
             return actOnHead(state, listener, buffer, head);
         } finally {
             // The listener has copied what it keeps of the head's bytes.
-            reading.heads.clear();
-            head.forgetBytes();
+            reading.forgetHead();
         }
     }
 
