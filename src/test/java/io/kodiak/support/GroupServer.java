@@ -99,6 +99,12 @@ public final class GroupServer implements AutoCloseable {
                 try {
                     Socket socket = listening.accept();
                     sockets.add(socket);
+                    if (listening.isClosed()) {
+                        // Accepted just as kill() closed the listener: its reset loop may have run
+                        // before this socket was in the set, so it is reset here (twice is harmless).
+                        reset(socket);
+                        return;
+                    }
                     threads.execute(() -> serve(socket));
                 } catch (IOException closed) {
                     return;
