@@ -8,15 +8,21 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
+import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** The meta block of a results file: what the script knows (command, start, load before) and what is read here. */
 final class Meta {
+    private static final DateTimeFormatter ENDED = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ssXXX");
 
     private Meta() {
+    }
+
+    /** RFC 3339 to the second, seconds always written. */
+    static String timestamp(OffsetDateTime at) {
+        return ENDED.format(at);
     }
 
     /**
@@ -30,7 +36,9 @@ final class Meta {
         meta.put("command", command);
         meta.put("commit", commit(repo));
         meta.put("started", started);
-        meta.put("ended", OffsetDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS).toString());
+        // A pattern, not toString(): at a whole minute toString() drops the seconds ("...T20:35Z"),
+        // which RFC 3339 and the schema refuse.
+        meta.put("ended", timestamp(OffsetDateTime.now(ZoneOffset.UTC)));
         ObjectNode machine = meta.putObject("machine");
         machine.put("cores", Runtime.getRuntime().availableProcessors());
         machine.put("memory_mib", memoryMib());
