@@ -12,6 +12,7 @@ import io.kodiak.tls.PemMaterial;
 import io.kodiak.tls.TlsObserver;
 import io.kodiak.upstream.UpstreamGroups;
 import io.kodiak.upstream.UpstreamClient;
+import io.kodiak.transport.WriteQueues;
 import org.glassfish.grizzly.memory.MemoryManager;
 import org.glassfish.grizzly.utils.DelayedExecutor;
 
@@ -62,11 +63,12 @@ public final class Kodiak {
         this.timers = new DelayedExecutor(timerThread, TIMER_TICK_MILLIS, TimeUnit.MILLISECONDS);
         MemoryManager memory = MemoryManagers.of(config.buffers().memoryManager());
         this.upstreams = new UpstreamClient(config, timers, memory, tlsObserver);
-        this.services = new ForwardingServices(Generation.first(config, upstreams.current()), timers, drain, observer);
+        this.services = new ForwardingServices(Generation.first(config, upstreams.current()), timers, drain, observer,
+                new WriteQueues(config.buffers().maxQueuedPerConnection(), config.buffers().maxQueuedResolved()));
         int maxClients = ConnectionBudget.clientLimit(config.listener().maxConnections(), ConnectionBudget.openFileLimit(),
                 upstreams.maxConnections());
         this.listener = new ProxyListener(config.listener(), config.endpoints(), maxClients, new Admission(services),
-                drain, timers, memory, tlsObserver);
+                drain, timers, memory, tlsObserver, config.buffers().maxQueuedPerConnection());
     }
 
     public void start() throws IOException {

@@ -7,7 +7,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 
 import java.util.function.ToDoubleFunction;
 
-/** Meters read from the running proxy at scrape time: client connections, exchanges in flight, drain state, the configuration generation. */
+/**
+ * Meters read from the running proxy at scrape time: client connections, exchanges in flight,
+ * drain state, write queues waiting for room, the configuration generation.
+ */
 final class ProxyGauges {
     private ProxyGauges() {
     }
@@ -25,6 +28,23 @@ final class ProxyGauges {
                 "1 while the client connection limit holds new clients in the listen queue");
         FunctionCounter.builder("kodiak.listener.accept.pauses", kodiak, k -> k.listener().acceptPauses())
                 .description("Times accepting paused because the client connection limit was reached")
+                .register(registry);
+        Gauge.builder("kodiak.write.queues.waiting", kodiak, k -> k.services().writeQueues().held())
+                .description("Bytes in the write queues of connections waiting for room (slow readers), as counted when each began to wait")
+                .baseUnit("bytes")
+                .register(registry);
+        proxy(registry, kodiak, "kodiak.write.queues.waiting.connections", k -> k.services().writeQueues().waiting(),
+                "Connections whose write queue is full, the reads feeding it paused until it drains");
+        Gauge.builder("kodiak.write.queues.budget", kodiak, k -> k.services().writeQueues().budget())
+                .description("proxy.buffers.max-queued, resolved: past it each waiting connection is held to one read")
+                .baseUnit("bytes")
+                .register(registry);
+        FunctionCounter.builder("kodiak.write.queues.waits", kodiak, k -> k.services().writeQueues().waits())
+                .description("Times a connection's write queue filled and the reads feeding it paused")
+                .register(registry);
+        FunctionCounter.builder("kodiak.write.queues.waits.under.pressure", kodiak,
+                        k -> k.services().writeQueues().waitsUnderPressure())
+                .description("Of those, waits begun with proxy.buffers.max-queued spent (the connection held to one read)")
                 .register(registry);
         Gauge.builder("kodiak.config.generation", kodiak, k -> k.generation().number())
                 .description("The configuration in service: 1 as started, one more per applied reload")

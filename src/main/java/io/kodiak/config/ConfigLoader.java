@@ -111,7 +111,11 @@ public final class ConfigLoader {
 
         ProxyConfig.Buffers buffers = new ProxyConfig.Buffers(keys.choice("proxy.buffers.memory-manager",
                 MemoryManagerName::parse, MemoryManagerName.allNames(), MemoryManagerName.HEAP.configName(),
-                MemoryManagerName.HEAP));
+                MemoryManagerName.HEAP),
+                (int) keys.size("proxy.buffers.max-queued-per-connection", 4096, 64 << 20,
+                        "a size from 4k to 64m, e.g. 256k"),
+                keys.size("proxy.buffers.max-queued", 0, Long.MAX_VALUE,
+                        "0 (a quarter of the maximum heap) or a size, e.g. 256m"));
 
         List<ProxyConfig.Endpoint> moreListeners = moreListeners(host, port);
         ProxyConfig.Admin admin = new ProxyConfig.Admin(keys.bool("proxy.admin.enabled"),

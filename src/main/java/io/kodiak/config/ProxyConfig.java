@@ -60,7 +60,16 @@ public record ProxyConfig(Listener listener, List<Endpoint> moreListeners, List<
                            Duration responseTimeout, Duration idleTimeout, UpstreamTlsSettings tls) {
     }
 
-    public record Buffers(MemoryManagerName memoryManager) {
+    /**
+     * {@code maxQueuedPerConnection}: bytes one connection's write queue may hold before the reads
+     * feeding it pause; {@code maxQueued}: bytes the queues of all waiting connections may hold
+     * together before each is held to one read, 0 for a quarter of the maximum heap.
+     */
+    public record Buffers(MemoryManagerName memoryManager, int maxQueuedPerConnection, long maxQueued) {
+        /** {@link #maxQueued()} resolved against the heap this JVM may grow to. */
+        public long maxQueuedResolved() {
+            return maxQueued > 0 ? maxQueued : Math.max(maxQueuedPerConnection, Runtime.getRuntime().maxMemory() / 4);
+        }
     }
 
     public record Admin(boolean enabled, String host, int port) {

@@ -55,7 +55,7 @@ record ConfigChanges(List<String> routesAdded, List<String> routesRemoved, List<
 
     /**
      * The keys {@code after} changes that a reload does not apply: the transports' threads, I/O
-     * strategy and connection limit, the memory manager, and whether the admin listener (with the
+     * strategy and connection limit, the memory manager and write-queue bounds, and whether the admin listener (with the
      * metrics it reads) exists at all. Their running values stay until a restart.
      */
     static List<String> restartOnly(ProxyConfig before, ProxyConfig after) {
@@ -74,8 +74,14 @@ record ConfigChanges(List<String> routesAdded, List<String> routesRemoved, List<
         if (was.maxConnections() != now.maxConnections()) {
             keys.add("proxy.listener.max-connections");
         }
-        if (!before.buffers().equals(after.buffers())) {
+        if (before.buffers().memoryManager() != after.buffers().memoryManager()) {
             keys.add("proxy.buffers.memory-manager");
+        }
+        if (before.buffers().maxQueuedPerConnection() != after.buffers().maxQueuedPerConnection()) {
+            keys.add("proxy.buffers.max-queued-per-connection");
+        }
+        if (before.buffers().maxQueued() != after.buffers().maxQueued()) {
+            keys.add("proxy.buffers.max-queued");
         }
         if (before.admin().enabled() != after.admin().enabled()) {
             keys.add("proxy.admin.enabled");

@@ -230,7 +230,7 @@ public final class Exchange implements ResponseListener {
                     services.deadlines().arm(upstreamState, generation.stallTimeoutMillis());
                 }
                 if (clientPaused) {
-                    if (connection.canWrite()) {
+                    if (services.writeQueues().hasRoom(connection)) {
                         clientPaused = false;
                         resumeClient = true;
                     } else {
@@ -246,7 +246,7 @@ public final class Exchange implements ResponseListener {
             return;
         }
         if (waitForRoom) {
-            connection.notifyCanWrite(new ResumeClient());
+            services.writeQueues().whenRoom(connection, new ResumeClient());
         }
         if (resumeClient) {
             client.resumeReads();
@@ -347,7 +347,7 @@ public final class Exchange implements ResponseListener {
                     markSent();
                 } else {
                     services.deadlines().arm(upstreamState, generation.stallTimeoutMillis());
-                    if (!upstream.canWrite()) {
+                    if (!services.writeQueues().hasRoom(upstream)) {
                         clientPaused = true;
                         waitFor = upstream;
                     }
@@ -359,7 +359,7 @@ public final class Exchange implements ResponseListener {
             return true;
         }
         if (waitFor != null) {
-            waitFor.notifyCanWrite(new ResumeClient());
+            services.writeQueues().whenRoom(waitFor, new ResumeClient());
             return false;
         }
         return true;
@@ -380,13 +380,13 @@ public final class Exchange implements ResponseListener {
             requestBytes += bytes.remaining();
             upstream.write(bytes);
             services.deadlines().arm(upstreamState, generation.stallTimeoutMillis());
-            if (!upstream.canWrite()) {
+            if (!services.writeQueues().hasRoom(upstream)) {
                 clientPaused = true;
                 waitFor = upstream;
             }
         }
         if (waitFor != null) {
-            waitFor.notifyCanWrite(new ResumeClient());
+            services.writeQueues().whenRoom(waitFor, new ResumeClient());
             return false;
         }
         return true;
@@ -439,12 +439,12 @@ public final class Exchange implements ResponseListener {
             tunnel = phase == Phase.TUNNELLING;
             client.write(firstPiece == null ? out : OneWrite.of(memory, out, framedPiece(firstPiece)));
             services.deadlines().arm(upstreamState, generation.stallTimeoutMillis());
-            room = tunnel || client.connection().canWrite();
+            room = tunnel || services.writeQueues().hasRoom(client.connection());
         }
         if (tunnel) {
             client.switchToTunnel(this);
         } else if (!room) {
-            client.connection().notifyCanWrite(new ResumeUpstream());
+            services.writeQueues().whenRoom(client.connection(), new ResumeUpstream());
             return false;
         }
         return true;
@@ -527,11 +527,11 @@ public final class Exchange implements ResponseListener {
             // Progress: the next piece must come within idle-timeout, also while the client is too
             // slow to take this one (upstream reads stay paused and the deadline runs out).
             services.deadlines().arm(upstreamState, generation.stallTimeoutMillis());
-            if (client.connection().canWrite()) {
+            if (services.writeQueues().hasRoom(client.connection())) {
                 return true;
             }
         }
-        client.connection().notifyCanWrite(new ResumeUpstream());
+        services.writeQueues().whenRoom(client.connection(), new ResumeUpstream());
         return false;
     }
 

@@ -1,5 +1,6 @@
 package io.kodiak.exchange;
 
+import io.kodiak.transport.WriteQueues;
 import io.kodiak.upstream.ExchangeDeadlines;
 
 import java.util.Map;
@@ -8,7 +9,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What every exchange shares: the configuration generation in service (routes, upstream groups,
- * timeouts, limits; replaced whole by a reload), the response clock, drain state and error counts.
+ * timeouts, limits; replaced whole by a reload), the response clock, drain state, error counts and
+ * the write-queue budget.
  */
 public final class ForwardingServices {
 
@@ -18,9 +20,12 @@ public final class ForwardingServices {
     private final Map<String, LongAdder> errorsByCause = new ConcurrentHashMap<>();
     private final ExchangeObserver observer;
     private final Recorder recorder;
+    private final WriteQueues writeQueues;
 
-    public ForwardingServices(Generation generation, org.glassfish.grizzly.utils.DelayedExecutor timers, Drain drain, ExchangeObserver observer) {
+    public ForwardingServices(Generation generation, org.glassfish.grizzly.utils.DelayedExecutor timers, Drain drain,
+                              ExchangeObserver observer, WriteQueues writeQueues) {
         this.generation = generation;
+        this.writeQueues = writeQueues;
         this.observer = observer;
         this.recorder = new Recorder(observer);
         this.deadlines = new ExchangeDeadlines(timers);
@@ -39,6 +44,11 @@ public final class ForwardingServices {
 
     ExchangeDeadlines deadlines() {
         return deadlines;
+    }
+
+    /** Room in either side's write queues, and the bound on what waiting queues hold together. */
+    public WriteQueues writeQueues() {
+        return writeQueues;
     }
 
     Drain drain() {

@@ -31,12 +31,6 @@ import java.util.concurrent.TimeoutException;
  * read them. The connection limit counts the connections of all addresses together.
  */
 public final class ProxyListener {
-    /**
-     * Bytes queued for one client before reads from its upstream pause (back-pressure). Grizzly's
-     * default is 4x the socket send buffer, several MiB on loopback: too much per connection for a
-     * proxy that holds thousands of them.
-     */
-    public static final int WRITE_QUEUE_LIMIT = 256 * 1024;
     private static final int BACKLOG = 8192;
     private final TCPNIOTransport transport;
     /** The transport's selector threads, set by start(): their end releases the listening sockets. */
@@ -51,7 +45,7 @@ public final class ProxyListener {
     /** {@code maxConnections}: the resolved client connection limit (see {@link ConnectionBudget}). */
     public ProxyListener(ProxyConfig.Listener settings, List<ProxyConfig.Endpoint> endpoints, int maxConnections,
                          Admission admission, Drain drain, DelayedExecutor timers, MemoryManager memory,
-                         TlsObserver tlsObserver) {
+                         TlsObserver tlsObserver, int writeQueueLimit) {
         this.drain = drain;
         this.connections = new ConnectionLimit(maxConnections);
         this.wiring = new Binding.Wiring(admission, new IdleClock(timers), timers, tlsObserver);
@@ -81,7 +75,10 @@ public final class ProxyListener {
                     .setMaxPoolSize(settings.workerThreads()));
         }
         transport = builder.build();
-        transport.getAsyncQueueIO().getWriter().setMaxPendingBytesPerConnection(WRITE_QUEUE_LIMIT);
+        // Bytes queued for one client before reads from its upstream pause (back-pressure;
+        // proxy.buffers.max-queued-per-connection). Grizzly's default is 4x the socket send buffer,
+        // several MiB on loopback: too much per connection for a proxy that holds thousands.
+        transport.getAsyncQueueIO().getWriter().setMaxPendingBytesPerConnection(writeQueueLimit);
         transport.setName("kodiak-listener");
         // Grizzly accepts one connection per selector wake-up. Sharing a selector with hundreds of
         // busy connections, a burst of new clients waited in the listen queue for seconds (p99 over

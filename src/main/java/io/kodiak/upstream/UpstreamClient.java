@@ -47,7 +47,6 @@ import java.util.Set;
  */
 public final class UpstreamClient {
     private static final Logger LOG = LoggerFactory.getLogger(UpstreamClient.class);
-    private static final int WRITE_QUEUE_LIMIT = 256 * 1024;
 
     private final TCPNIOTransport transport;
     private final DelayedExecutor timers;
@@ -74,8 +73,9 @@ public final class UpstreamClient {
                 .setConnectionTimeout((int) Math.min(Integer.MAX_VALUE, config.upstream().connectTimeout().toMillis()))
                 .build();
         transport.setProcessor(chain.build());
-        // Same bound as the client side: bytes queued for one upstream before client reads pause.
-        transport.getAsyncQueueIO().getWriter().setMaxPendingBytesPerConnection(WRITE_QUEUE_LIMIT);
+        // Same bound as the client side: bytes queued for one upstream before client reads pause
+        // (exchanges judge room by WriteQueues, which also lowers it under pressure).
+        transport.getAsyncQueueIO().getWriter().setMaxPendingBytesPerConnection(config.buffers().maxQueuedPerConnection());
         transport.setName("kodiak-upstream");
         healthChecks = new HealthChecks(transport, timers);
         freshConnects = new FreshConnects(timers);

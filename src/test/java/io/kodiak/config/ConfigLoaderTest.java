@@ -99,6 +99,26 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void writeQueueBoundsOutsideTheirRanges() {
+        assertProblem(rejected("proxy.buffers.max-queued-per-connection = 1k"), "proxy.buffers.max-queued-per-connection",
+                "1k", "a size from 4k to 64m");
+        assertProblem(rejected("proxy.buffers.max-queued = -1"), "proxy.buffers.max-queued", "-1",
+                "0 (a quarter of the maximum heap) or a size");
+        assertProblem(rejected("proxy.buffers.max-queued = lots"), "proxy.buffers.max-queued", "lots",
+                "0 (a quarter of the maximum heap) or a size");
+    }
+
+    @Test
+    void writeQueueBudgetDefaultsToAQuarterOfTheHeap() {
+        ProxyConfig config = ConfigLoader.fromConfig(ConfigFactory.empty());
+        assertEquals(256 * 1024, config.buffers().maxQueuedPerConnection());
+        assertEquals(0, config.buffers().maxQueued());
+        assertEquals(Runtime.getRuntime().maxMemory() / 4, config.buffers().maxQueuedResolved());
+        ProxyConfig set = ConfigLoader.fromConfig(ConfigFactory.parseString("proxy.buffers.max-queued = 64m"));
+        assertEquals(64L << 20, set.buffers().maxQueuedResolved());
+    }
+
+    @Test
     void negativeClientConnectionLimit() {
         assertProblem(rejected("proxy.listener.max-connections = -5"), "proxy.listener.max-connections", "-5",
                 "0 (derived from the open-file limit)");

@@ -77,7 +77,22 @@ public final class TestTls {
 
     /** A client connection to {@code port} on 127.0.0.1, handshaken when TLS is on. */
     public static Socket connect(int port) throws IOException {
-        Socket plain = new Socket("127.0.0.1", port);
+        return over(new Socket("127.0.0.1", port), port);
+    }
+
+    /**
+     * As {@link #connect(int)}, with a receive buffer of {@code receiveBuffer} bytes set before
+     * connecting (so it bounds the TCP window): a client that stops reading stops the proxy's
+     * writes after little data.
+     */
+    public static Socket connectWithReceiveBuffer(int port, int receiveBuffer) throws IOException {
+        Socket plain = new Socket();
+        plain.setReceiveBufferSize(receiveBuffer);
+        plain.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        return over(plain, port);
+    }
+
+    private static Socket over(Socket plain, int port) throws IOException {
         if (!ON) {
             return plain;
         }

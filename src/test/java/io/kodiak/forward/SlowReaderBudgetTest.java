@@ -1,0 +1,231 @@
+package io.kodiak.forward;
+
+import io.kodiak.support.Await;
+import io.kodiak.support.Patterns;
+import io.kodiak.support.ProxyHarness;
+import io.kodiak.support.RawHttp;
+import io.kodiak.support.TestTls;
+import io.kodiak.transport.WriteQueues;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Slow readers against the write-queue budget (proxy.buffers.max-queued): clients that stop
+ * reading a large download each fill their connection's queue to max-queued-per-connection until
+ * the queues waiting together hold the budget; from then on each further one holds at most one
+ * read, a client that keeps up is served in full, and every byte counted is released when the
+ * connections go.
+ */
+class SlowReaderBudgetTest {
+    private static final int PER_CONNECTION = 2 << 20;
+    private static final long BUDGET = 2L * PER_CONNECTION;
+    private static final String ENDLESS = "/size/" + (1L << 40);
+
+    private FloodUpstream upstream;
+    private ProxyHarness proxy;
+    private final List<Socket> slow = new ArrayList<>();
+
+    @BeforeEach
+    void start() throws IOException {
+        upstream = new FloodUpstream();
+        proxy = ProxyHarness.forUpstream(upstream.url(), "proxy.buffers.max-queued-per-connection = " + PER_CONNECTION
+                + "\nproxy.buffers.max-queued = " + BUDGET + "\nproxy.listener.idle-timeout = 60s\n");
+    }
+
+    @AfterEach
+    void stop() throws IOException {
+        for (Socket socket : slow) {
+            socket.close();
+        }
+        proxy.close();
+        upstream.close();
+    }
+
+    @Test
+    void pastTheBudgetEachSlowReaderHoldsOneReadAndAFastClientIsServedInFull() throws Exception {
+        WriteQueues queues = proxy.kodiak().services().writeQueues();
+        assertEquals(BUDGET, queues.budget());
+        assertEquals(PER_CONNECTION, queues.perConnection());
+
+        // Under the budget: each slow reader's queue fills to the per-connection cap.
+        for (int i = 1; i <= 2; i++) {
+            long before = queues.held();
+            openSlowReader(ENDLESS);
+            int expected = i;
+            Await.await(() -> queues.waiting() == expected, expected + " connections waiting for room");
+            assertTrue(queues.held() - before >= PER_CONNECTION,
+                    "a full queue is counted whole: " + (queues.held() - before) + " bytes");
+        }
+        assertTrue(queues.held() >= BUDGET);
+        assertEquals(0, queues.waitsUnderPressure());
+
+        // Past it: eight more hold together less than two full queues would (each one read at most).
+        long spent = queues.held();
+        int more = 8;
+        for (int i = 0; i < more; i++) {
+            openSlowReader(ENDLESS);
+        }
+        Await.await(() -> queues.waiting() == 2 + more, (2 + more) + " connections waiting for room");
+        long added = queues.held() - spent;
+        assertTrue(added < (long) more * PER_CONNECTION / 4,
+                more + " slow readers past the budget hold " + added + " bytes, over a quarter of a full queue each");
+        assertTrue(queues.waitsUnderPressure() >= more, "waits under pressure: " + queues.waitsUnderPressure());
+
+        // A client that reads keeps being served, whole, while the budget is spent.
+        long length = 16L << 20;
+        try (RawHttp client = new RawHttp(proxy.port())) {
+            client.send("GET /size/" + length + " HTTP/1.1\r\nHost: a\r\n\r\n");
+            RawHttp.Response response = client.readHead();
+            assertEquals(200, response.status());
+            try (InputStream body = client.bodyStream(length)) {
+                assertEquals(Patterns.sha256Of(length), Patterns.sha256(body));
+            }
+        }
+
+        // Every counted byte is released when the slow readers go.
+        for (Socket socket : slow) {
+            socket.close();
+        }
+        Await.await(() -> queues.waiting() == 0 && queues.held() == 0,
+                "no connection waiting and nothing held (waiting " + queues.waiting() + ", held " + queues.held() + ")");
+    }
+
+    @Test
+    void anUpstreamThatStopsReadingAnUploadIsCountedAndReleased() throws Exception {
+        WriteQueues queues = proxy.kodiak().services().writeQueues();
+        long length = 1L << 30;
+        try (RawHttp client = new RawHttp(proxy.port())) {
+            client.send("POST /stall HTTP/1.1\r\nHost: a\r\nContent-Length: " + length + "\r\n\r\n");
+            byte[] chunk = new byte[64 * 1024];
+            // The client writes until the proxy, its upstream queue full, stops reading it.
+            Thread writer = new Thread(() -> {
+                try {
+                    for (long sent = 0; sent < length; sent += chunk.length) {
+                        client.send(chunk);
+                    }
+                } catch (IOException expected) {
+                    // the proxy closes the connection once the upstream has gone
+                }
+            });
+            writer.setDaemon(true);
+            writer.start();
+            Await.await(() -> queues.waiting() == 1, "the upstream connection waiting for room");
+            assertTrue(queues.held() >= PER_CONNECTION, "held " + queues.held());
+
+            upstream.closeStalled();
+            Await.await(() -> queues.waiting() == 0 && queues.held() == 0,
+                    "nothing held once the upstream has gone (held " + queues.held() + ")");
+        }
+    }
+
+    private void openSlowReader(String path) throws IOException {
+        Socket socket = TestTls.connectWithReceiveBuffer(proxy.port(), 4096);
+        slow.add(socket);
+        OutputStream out = socket.getOutputStream();
+        out.write(("GET " + path + " HTTP/1.1\r\nHost: a\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+        out.flush();
+    }
+
+    /**
+     * A raw upstream, a thread per connection: {@code GET /size/N} answers N pattern bytes (and
+     * blocks in its writes when the proxy stops reading); {@code /stall} reads the request head and
+     * then nothing, until {@link #closeStalled()}.
+     */
+    private static final class FloodUpstream implements AutoCloseable {
+        private final ServerSocket server;
+        private final List<Socket> accepted = new CopyOnWriteArrayList<>();
+        private final List<Socket> stalled = new CopyOnWriteArrayList<>();
+
+        FloodUpstream() throws IOException {
+            server = TestTls.listen(64);
+            Thread acceptor = new Thread(this::acceptLoop, "flood-upstream");
+            acceptor.setDaemon(true);
+            acceptor.start();
+        }
+
+        String url() {
+            return TestTls.scheme() + "://127.0.0.1:" + server.getLocalPort() + "/";
+        }
+
+        void closeStalled() throws IOException {
+            for (Socket socket : stalled) {
+                socket.close();
+            }
+        }
+
+        private void acceptLoop() {
+            while (!server.isClosed()) {
+                try {
+                    Socket socket = server.accept();
+                    accepted.add(socket);
+                    Thread serving = new Thread(() -> serve(socket), "flood-upstream-connection");
+                    serving.setDaemon(true);
+                    serving.start();
+                } catch (IOException closed) {
+                    return;
+                }
+            }
+        }
+
+        private void serve(Socket socket) {
+            try {
+                String path = requestPath(socket.getInputStream());
+                if (path.startsWith("/stall")) {
+                    stalled.add(socket);
+                    return;
+                }
+                long length = Long.parseLong(path.substring("/size/".length()));
+                OutputStream out = socket.getOutputStream();
+                out.write(("HTTP/1.1 200 OK\r\nContent-Length: " + length + "\r\nConnection: close\r\n\r\n")
+                        .getBytes(StandardCharsets.ISO_8859_1));
+                InputStream pattern = Patterns.stream(length);
+                byte[] buffer = new byte[64 * 1024];
+                for (int n; (n = pattern.read(buffer)) != -1; ) {
+                    out.write(buffer, 0, n);
+                }
+                out.flush();
+                socket.close();
+            } catch (IOException | RuntimeException gone) {
+                // the proxy closed the connection: its client went away
+            }
+        }
+
+        private static String requestPath(InputStream in) throws IOException {
+            ByteArrayOutputStream head = new ByteArrayOutputStream();
+            int matched = 0;
+            while (matched < 4) {
+                int b = in.read();
+                if (b < 0) {
+                    throw new IOException("closed before the end of the head");
+                }
+                head.write(b);
+                matched = (b == '\r' && matched % 2 == 0) || (b == '\n' && matched % 2 == 1) ? matched + 1 : 0;
+            }
+            String requestLine = head.toString(StandardCharsets.ISO_8859_1).split("\r\n", 2)[0];
+            return requestLine.split(" ")[1];
+        }
+
+        @Override
+        public void close() throws IOException {
+            server.close();
+            for (Socket socket : accepted) {
+                socket.close();
+            }
+        }
+    }
+}
