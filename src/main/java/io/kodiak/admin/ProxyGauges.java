@@ -29,14 +29,14 @@ final class ProxyGauges {
         FunctionCounter.builder("kodiak.listener.accept.pauses", kodiak, k -> k.listener().acceptPauses())
                 .description("Times accepting paused because the client connection limit was reached")
                 .register(registry);
-        Gauge.builder("kodiak.write.queues.waiting", kodiak, k -> k.services().writeQueues().held())
-                .description("Bytes in the write queues of connections waiting for room (slow readers), as counted when each began to wait")
+        Gauge.builder("kodiak.write.queues", kodiak, k -> k.services().writeQueues().held())
+                .description("Bytes written by exchanges and not yet taken by the kernel, all connections together")
                 .baseUnit("bytes")
                 .register(registry);
         proxy(registry, kodiak, "kodiak.write.queues.waiting.connections", k -> k.services().writeQueues().waiting(),
                 "Connections whose write queue is full, the reads feeding it paused until it drains");
         Gauge.builder("kodiak.write.queues.budget", kodiak, k -> k.services().writeQueues().budget())
-                .description("proxy.buffers.max-queued, resolved: past it each waiting connection is held to one read")
+                .description("proxy.buffers.max-queued, resolved: past it a connection has room only while its queue is empty")
                 .baseUnit("bytes")
                 .register(registry);
         FunctionCounter.builder("kodiak.write.queues.waits", kodiak, k -> k.services().writeQueues().waits())

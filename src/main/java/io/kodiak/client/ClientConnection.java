@@ -401,7 +401,7 @@ final class ClientConnection implements ClientSide {
 
     @Override
     public void write(Buffer bytes) {
-        connection.write(bytes);
+        admission.writeQueues().write(connection, bytes);
     }
 
     @Override

@@ -21,6 +21,11 @@ public final class Admission {
         this.services = services;
     }
 
+    /** Where the client side's writes for an exchange go (counted against the write-queue budget). */
+    public io.kodiak.transport.WriteQueues writeQueues() {
+        return services.writeQueues();
+    }
+
     /**
      * The route and upstream target for a head, or the refusal that answers it. {@code
      * generation}: the configuration both were decided by, which the exchange keeps to its end;

@@ -223,7 +223,7 @@ public final class Exchange implements ResponseListener {
                     out = OneWrite.of(memory, out, held);
                     held = null;
                 }
-                connection.write(out);
+                services.writeQueues().write(connection, out);
                 if (bodyReceived) {
                     markSent();
                 } else {
@@ -340,7 +340,7 @@ public final class Exchange implements ResponseListener {
                     return true;
                 }
                 if (out != null && out.hasRemaining()) {
-                    upstream.write(out);
+                    services.writeQueues().write(upstream, out);
                 }
                 if (last) {
                     phase = phase.requestSent();
@@ -378,7 +378,7 @@ public final class Exchange implements ResponseListener {
                 return true;
             }
             requestBytes += bytes.remaining();
-            upstream.write(bytes);
+            services.writeQueues().write(upstream, bytes);
             services.deadlines().arm(upstreamState, generation.stallTimeoutMillis());
             if (!services.writeQueues().hasRoom(upstream)) {
                 clientPaused = true;
