@@ -62,8 +62,8 @@ public record ProxyConfig(Listener listener, List<Endpoint> moreListeners, List<
 
     /**
      * {@code maxQueuedPerConnection}: bytes one connection's write queue may hold before the reads
-     * feeding it pause; {@code maxQueued}: bytes the queues of all waiting connections may hold
-     * together before each is held to one read, 0 for a quarter of the maximum heap.
+     * feeding it pause; {@code maxQueued}: bytes all connections may hold together before each has
+     * room only while it holds nothing, 0 for a quarter of the maximum heap.
      */
     public record Buffers(MemoryManagerName memoryManager, int maxQueuedPerConnection, long maxQueued) {
         /** {@link #maxQueued()} resolved against the heap this JVM may grow to. */

@@ -125,7 +125,7 @@ public final class Main {
         LOG.info("io-strategy {}, {} selector threads, up to {} client connections",
                 config.listener().ioStrategy().configName(), config.listener().selectorThreads(),
                 kodiak.listener().maxConnections());
-        LOG.info("write queues: {} bytes per connection, {} bytes for all waiting connections together ({})",
+        LOG.info("write queues: {} bytes per connection, {} bytes for all connections together ({})",
                 kodiak.services().writeQueues().perConnection(), kodiak.services().writeQueues().budget(),
                 config.buffers().maxQueued() > 0 ? "proxy.buffers.max-queued" : "a quarter of the maximum heap");
         for (String warning : config.warnings()) {

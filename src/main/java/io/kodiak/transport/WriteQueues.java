@@ -11,32 +11,34 @@ import org.glassfish.grizzly.ICloseType;
 import org.glassfish.grizzly.WriteHandler;
 import org.glassfish.grizzly.WriteResult;
 import org.glassfish.grizzly.attributes.Attribute;
+import org.glassfish.grizzly.nio.NIOConnection;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * How many bytes a connection's write queue may hold before the side feeding it stops reading,
- * and the bound on what all connections' queues hold together.
+ * and the bound on what all connections hold together.
  *
  * <p>A connection whose peer reads slower than the other side sends (a client downloading over a
- * slow link, or one that stops reading on purpose; an upstream taking an upload slowly) fills
- * its queue up to {@link #perConnection()}; the exchange then pauses the reads that feed it
- * (back-pressure) and waits here for room. Those queues are what a few thousand slow readers
- * could use to fill the heap, and the heap running out ends the daemon for every client. So every
- * byte an exchange writes is counted until the transport reports it written (or its connection
- * closes). Once the queues hold {@link #budget()} together the proxy is under pressure: a
- * connection gets room only while its queue is empty, so each slow reader holds what it had
- * queued when the budget ran out plus about one read of the other side (up to the socket's
- * receive buffer: Grizzly reads into a per-thread buffer of the largest size asked so far, so a
- * smaller read size per connection would not bound it) instead of {@code perConnection}.
- * Connections that keep up are not slowed much: their queues empty between reads.
+ * slow link, or one that stops reading on purpose; an upstream taking an upload slowly) fills its
+ * write queue behind the kernel's socket buffer. Once the queue holds {@link #perConnection()},
+ * the exchange pauses the reads that feed it (back-pressure) and waits here for room. Those queues
+ * are what a few thousand slow readers could use to fill the heap, and the heap running out ends
+ * the daemon for every client. So every byte an exchange writes is counted from the write until
+ * the transport reports it written (or failed, or its connection closed), and once all connections
+ * hold {@link #budget()} together the proxy is under pressure: a connection has room only while
+ * its queue is empty, so each slow reader holds what it had then plus about one read of the other
+ * side (up to the socket's receive buffer; loopback delivered 64 KiB reads) instead of {@code
+ * perConnection}. Connections that keep up are slowed little: their queues empty between reads.
  *
- * <p>The count is kept per connection by a completion handler Grizzly calls for each write. With
- * TLS it reports the encrypted size, a little more than was counted, so a connection's count is
- * never taken below zero; its close releases what is left.
+ * <p>Room is Grizzly's (its queue against the cap this class sets on the connection), and so is
+ * the wake-up: the exchanges' pause and resume were built on its notification's exact behaviour.
+ * The count is Kodiak's own: each write releases exactly its own size (with TLS, Grizzly reports
+ * the encrypted size), and it includes what the TLS filter holds before a handshake completes,
+ * which Grizzly's queue does not see (and so does not pause for: an upload to an https:// upstream
+ * whose handshake is slow is bounded only by the handshake's time).
  */
 public final class WriteQueues {
     private static final Attribute<Account> ACCOUNT =
@@ -52,8 +54,9 @@ public final class WriteQueues {
     private final LongAdder waitsUnderPressure = new LongAdder();
 
     /**
-     * @param perConnection bytes one connection may queue before the reads feeding it pause
-     * @param budget        bytes all queues may hold together before each is held to about one read
+     * @param perConnection bytes one connection may hold before the reads feeding it pause
+     * @param budget        bytes all connections may hold together before each may hold only what
+     *                      it has until that is written
      */
     public WriteQueues(int perConnection, long budget) {
         if (perConnection < 1 || budget < 1) {
@@ -64,29 +67,14 @@ public final class WriteQueues {
     }
 
     /**
-     * Whether {@code connection} may be given more to write now. Also sets the cap its queue is
-     * judged by, by the queues' total now, for this answer and for a following {@link #whenRoom}.
-     */
-    public boolean hasRoom(Connection<?> connection) {
-        int cap = held.sum() >= budget ? EMPTY_ONLY : perConnection;
-        if (connection.getMaxAsyncWriteQueueSize() != cap) {
-            connection.setMaxAsyncWriteQueueSize(cap);
-        }
-        return connection.canWrite();
-    }
-
-    /**
-     * Queues {@code bytes} for {@code connection}, counted until written. Every write an exchange
+     * Writes {@code bytes} to {@code connection}, counted until written. Every write an exchange
      * makes goes through here.
      */
     public void write(Connection<?> connection, Buffer bytes) {
-        Account account = ACCOUNT.get(connection);
-        if (account == null) {
-            account = open(connection);
-        }
-        long n = bytes.remaining();
+        Account account = account(connection);
+        int n = bytes.remaining();
         if (account.add(n)) {
-            writeCounted(connection, bytes, account);
+            writeCounted(connection, bytes, new Written(account, n));
         } else {
             // Closed: the write fails like any other on a closed connection, and nothing is counted.
             connection.write(bytes);
@@ -94,27 +82,32 @@ public final class WriteQueues {
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static void writeCounted(Connection<?> connection, Buffer bytes, Account account) {
+    private static void writeCounted(Connection<?> connection, Buffer bytes, Written written) {
         // Grizzly's generics name the connection's address type, which a write does not care about.
-        ((Connection) connection).write(bytes, (CompletionHandler) account);
+        ((Connection) connection).write(bytes, (CompletionHandler) written);
     }
 
-    /** The connection's first write: its account, released by the connection's close. */
-    private Account open(Connection<?> connection) {
-        synchronized (connection) {
-            Account account = ACCOUNT.get(connection);
-            if (account == null) {
-                account = new Account();
-                ACCOUNT.set(connection, account);
-                connection.addCloseListener(account);
-            }
-            return account;
+    /**
+     * Whether {@code connection} may be given more to write now: its write queue is under the
+     * per-connection cap, or, once all connections hold the budget, empty. Sets that cap on the
+     * connection, for this answer and for a following {@link #whenRoom}.
+     */
+    public boolean hasRoom(Connection<?> connection) {
+        if (connection instanceof NIOConnection nio && nio.getAsyncWriteQueue().isEmpty()) {
+            // Room whatever the cap; the usual case for a peer that keeps up, and no sum to take.
+            return true;
         }
+        int cap = underPressure() ? EMPTY_ONLY : perConnection;
+        if (connection.getMaxAsyncWriteQueueSize() != cap) {
+            connection.setMaxAsyncWriteQueueSize(cap);
+        }
+        return connection.canWrite();
     }
 
     /**
      * After {@link #hasRoom} said no: {@code then} runs once the queue is below its cap again, or
-     * reports the connection's failure.
+     * hears of the connection's failure (Grizzly's own notification, which calls each handler
+     * once, one way or the other).
      */
     public void whenRoom(Connection<?> connection, WriteHandler then) {
         waits.increment();
@@ -123,6 +116,31 @@ public final class WriteQueues {
         }
         waiting.incrementAndGet();
         connection.notifyCanWrite(new Waiting(then));
+    }
+
+    private Account account(Connection<?> connection) {
+        Account account = ACCOUNT.get(connection);
+        return account != null ? account : open(connection);
+    }
+
+    /** The connection's first use: its account, released by the connection's close. */
+    private Account open(Connection<?> connection) {
+        Account account;
+        synchronized (connection) {
+            account = ACCOUNT.get(connection);
+            if (account != null) {
+                return account;
+            }
+            account = new Account();
+            ACCOUNT.set(connection, account);
+        }
+        // Outside the lock: on a connection already closed, Grizzly calls the listener at once.
+        connection.addCloseListener(account);
+        return account;
+    }
+
+    private boolean underPressure() {
+        return held.sum() >= budget;
     }
 
     public int perConnection() {
@@ -148,7 +166,7 @@ public final class WriteQueues {
         return waits.sum();
     }
 
-    /** Of {@link #waits()}, those begun with the budget spent (the connection held to one read). */
+    /** Of {@link #waits()}, those begun with the budget spent (the connection held to what it has). */
     public long waitsUnderPressure() {
         return waitsUnderPressure.sum();
     }
@@ -182,49 +200,61 @@ public final class WriteQueues {
         }
     }
 
-    /**
-     * One connection's bytes queued and not yet written: {@link #CLOSED} once its connection
-     * closed, after which nothing more is counted.
-     */
-    private final class Account extends EmptyCompletionHandler<WriteResult> implements CloseListener<Closeable, ICloseType> {
-        private static final long CLOSED = -1;
-        private final AtomicLong queued = new AtomicLong();
+    /** One connection's bytes written and not yet sent; nothing is counted once it closed. */
+    private final class Account implements CloseListener<Closeable, ICloseType> {
+        private long queued;
+        private boolean closed;
 
-        boolean add(long n) {
-            for (;;) {
-                long now = queued.get();
-                if (now == CLOSED) {
-                    return false;
-                }
-                if (queued.compareAndSet(now, now + n)) {
-                    held.add(n);
-                    return true;
-                }
+        synchronized boolean add(int n) {
+            if (closed) {
+                return false;
             }
+            queued += n;
+            held.add(n);
+            return true;
+        }
+
+        /** {@code n} bytes written, or failed: no longer held. */
+        synchronized void release(int n) {
+            if (!closed) {
+                queued -= n;
+                held.add(-n);
+            }
+        }
+
+        @Override
+        public synchronized void onClosed(Closeable closeable, ICloseType type) {
+            if (!closed) {
+                closed = true;
+                held.add(-queued);
+                queued = 0;
+            }
+        }
+    }
+
+    /** One write: releases exactly its own size once, when written or failed. */
+    private static final class Written extends EmptyCompletionHandler<WriteResult> {
+        private final Account account;
+        private final int size;
+
+        Written(Account account, int size) {
+            this.account = account;
+            this.size = size;
         }
 
         @Override
         public void completed(WriteResult result) {
-            long written = result.getWrittenSize();
-            for (;;) {
-                long now = queued.get();
-                if (now == CLOSED || now == 0) {
-                    return;
-                }
-                long released = Math.min(now, written);
-                if (queued.compareAndSet(now, now - released)) {
-                    held.add(-released);
-                    return;
-                }
-            }
+            account.release(size);
         }
 
         @Override
-        public void onClosed(Closeable closeable, ICloseType type) {
-            long left = queued.getAndSet(CLOSED);
-            if (left > 0) {
-                held.add(-left);
-            }
+        public void failed(Throwable error) {
+            account.release(size);
+        }
+
+        @Override
+        public void cancelled() {
+            account.release(size);
         }
     }
 }

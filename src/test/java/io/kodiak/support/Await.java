@@ -11,10 +11,15 @@ public final class Await {
     }
 
     public static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        await(condition, () -> what);
+    }
+
+    /** As above, {@code what} told as it is at the deadline (the state that did not change, say). */
+    public static void await(BooleanSupplier condition, java.util.function.Supplier<String> what) throws InterruptedException {
         long deadline = System.nanoTime() + DEADLINE_NANOS;
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
+                throw new AssertionError("timed out waiting for " + what.get());
             }
             Thread.sleep(10);
         }

@@ -23,7 +23,12 @@ public final class RawHttp implements AutoCloseable {
     private final OutputStream out;
 
     public RawHttp(int port) throws IOException {
-        socket = TestTls.connect(port);
+        this(TestTls.connect(port));
+    }
+
+    /** Over a connection the test opened itself (with its own socket options, say). */
+    public RawHttp(Socket connected) throws IOException {
+        socket = connected;
         socket.setSoTimeout(20_000);
         in = socket.getInputStream();
         out = socket.getOutputStream();
