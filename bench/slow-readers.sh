@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
     --clients) CLIENTS=$2; shift 2 ;;
     --heap) HEAP=$2; shift 2 ;;
     -h | --help) usage; exit 0 ;;
-    -*) usage; exit 2 ;;
+    --*) usage; exit 2 ;;
     *) SETTINGS+=("$1"); shift ;;
   esac
 done
