@@ -42,13 +42,6 @@ done
 ((DURATION <= 120 && ROUNDS <= 10 && WARMUP <= 60)) || { echo "metrics-cost: at most 10 rounds of 120 s and 60 s warm-up" >&2; exit 2; }
 
 
-# The first port from START on that nothing listens on.
-free_port() {
-  local port=$1
-  while daemon_port_open 127.0.0.1 "$port"; do port=$((port + 1)); done
-  echo "$port"
-}
-
 RUN=$ROOT/target/bench/metrics-cost-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$RUN"
 # Anything a tool writes to its working directory lands in the run's directory.
@@ -56,10 +49,10 @@ cd "$RUN"
 ensure_packages metrics-cost wrk nginx || exit 1
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
-BACKEND_PORT=$(free_port 19421)
-ON_PORT=$(free_port 19411)
-OFF_PORT=$(free_port $((ON_PORT + 1)))
-ADMIN_PORT=$(free_port 19491)
+BACKEND_PORT=$(daemon_free_port 19421)
+ON_PORT=$(daemon_free_port 19411)
+OFF_PORT=$(daemon_free_port $((ON_PORT + 1)))
+ADMIN_PORT=$(daemon_free_port 19491)
 
 NGINX_PID=
 cleanup() {

@@ -49,20 +49,14 @@ need_files=$((2 * CLIENTS + 512))
 (($(ulimit -n) >= need_files)) || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 (($(ulimit -n) >= need_files)) || { echo "slow-readers: needs an open-file limit of $need_files (ulimit -n: $(ulimit -n))" >&2; exit 1; }
 
-free_port() {
-  local port=$1
-  while daemon_port_open 127.0.0.1 "$port"; do port=$((port + 1)); done
-  echo "$port"
-}
-
 RUN=$ROOT/target/bench/slow-readers-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$RUN"
 cd "$RUN"
 ensure_packages slow-readers nginx || exit 1
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-BACKEND_PORT=$(free_port 19431)
-PROXY_PORT=$(free_port 19441)
-ADMIN_PORT=$(free_port 19496)
+BACKEND_PORT=$(daemon_free_port 19431)
+PROXY_PORT=$(daemon_free_port 19441)
+ADMIN_PORT=$(daemon_free_port 19496)
 
 NGINX_PID=
 SLOW_PID=

@@ -32,6 +32,13 @@ daemon_port_open() {
   timeout 1 bash -c "exec 3<>/dev/tcp/$host/$port" 2>/dev/null
 }
 
+# The first port from $1 on that nothing listens on, on 127.0.0.1 (bench scripts picking ports).
+daemon_free_port() {
+  local port=$1
+  while daemon_port_open 127.0.0.1 "$port"; do port=$((port + 1)); done
+  echo "$port"
+}
+
 # Waits until HOST:PORT accepts while PID stays alive.
 # Returns 0 when open, 1 when the process died first, 2 after SECONDS.
 daemon_wait_port() {
