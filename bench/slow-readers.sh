@@ -28,7 +28,7 @@ HEAP=
 SETTINGS=()
 
 usage() {
-  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
 }
 
 while [ $# -gt 0 ]; do
@@ -52,7 +52,7 @@ need_files=$((2 * CLIENTS + 512))
 RUN=$ROOT/target/bench/slow-readers-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$RUN"
 cd "$RUN"
-ensure_packages slow-readers nginx || exit 1
+ensure_packages slow-readers nginx curl || exit 1
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 BACKEND_PORT=$(daemon_free_port 19431)
 PROXY_PORT=$(daemon_free_port 19441)
@@ -101,12 +101,16 @@ cat >"$RUN/slow.py" <<'EOF'
 import socket, sys, time
 port, n, hold = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
 socks = []
-for i in range(n):
-    s = socket.socket()
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    s.connect(("127.0.0.1", port))
-    s.sendall(b"GET /big.bin HTTP/1.1\r\nHost: slow\r\n\r\n")
-    socks.append(s)
+try:
+    for i in range(n):
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.connect(("127.0.0.1", port))
+        s.sendall(b"GET /big.bin HTTP/1.1\r\nHost: slow\r\n\r\n")
+        socks.append(s)
+except OSError as e:
+    print("failed after", len(socks), e, flush=True)
+    sys.exit(1)
 print("opened", n, flush=True)
 time.sleep(hold)
 EOF
@@ -138,8 +142,23 @@ for setting in "${SETTINGS[@]}"; do
   # The clients hold their sockets until killed below (at most 300 s if this script dies first).
   python3 "$RUN/slow.py" "$PROXY_PORT" "$CLIENTS" 300 >"$RUN/slow-$i.out" 2>&1 &
   SLOW_PID=$!
-  for _ in $(seq 1 60); do grep -q opened "$RUN/slow-$i.out" && break; sleep 1; done
-  grep -q opened "$RUN/slow-$i.out" || { echo "slow-readers: the clients did not all connect:" >&2; cat "$RUN/slow-$i.out" >&2; exit 1; }
+  for _ in $(seq 1 60); do
+    grep -q opened "$RUN/slow-$i.out" && break
+    kill -0 "$SLOW_PID" 2>/dev/null || break
+    sleep 1
+  done
+  if ! grep -q opened "$RUN/slow-$i.out"; then
+    # Kodiak died while they connected (out of heap, say), or the clients could not connect: the
+    # row says which, and the next setting runs.
+    connecting="no: $(kill -0 "$pid" 2>/dev/null && echo "alive, clients: $(head -c 200 "$RUN/slow-$i.out" | tr '\n|' '  ')" || echo "died while the clients connected")"
+    echo "| \`${setting:-(defaults)}\` | $connecting | - | - | - | - | - |" >>"$RUN/report.md"
+    kill "$SLOW_PID" 2>/dev/null || true
+    wait "$SLOW_PID" 2>/dev/null || true
+    SLOW_PID=
+    PROXY_BASE=$current "$ROOT/bin/proxy.sh" stop >/dev/null 2>&1 || true
+    current=
+    continue
+  fi
   sleep 20
   alive=no queued=- budget=- pressure=- rss=- download=-
   if kill -0 "$pid" 2>/dev/null; then

@@ -371,7 +371,7 @@ final class ClientConnection implements ClientSide {
         boolean keep = !error.closeClient && head.wantsKeepAlive() && mayKeepAlive()
                 && !(head.hasBody() && (head.expectsContinue() || head.contentLength() > MAX_BODY_TO_DISCARD));
         boolean skipBody = keep && head.hasBody();
-        connection.write(LocalAnswer.of(error, null, headRequest,
+        admission.writeQueues().write(connection, LocalAnswer.of(error, null, headRequest,
                 keep ? (head.isHttp11() ? LocalAnswer.Persistence.NOTHING : LocalAnswer.Persistence.KEEP_ALIVE)
                         : LocalAnswer.Persistence.CLOSE, decision.requestNumberFor5xx(), decision.retryAfterSeconds(),
                 connection.getMemoryManager()));

@@ -46,7 +46,7 @@ public final class ForwardingServices {
         return deadlines;
     }
 
-    /** Room in either side's write queues, and the bound on what waiting queues hold together. */
+    /** Every exchange write, counted until sent; room in either side's write queues and the budget for all. */
     public WriteQueues writeQueues() {
         return writeQueues;
     }

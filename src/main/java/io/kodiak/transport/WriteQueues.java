@@ -30,7 +30,7 @@ import java.util.concurrent.atomic.LongAdder;
  * the transport reports it written (or failed, or its connection closed), and once all connections
  * hold {@link #budget()} together the proxy is under pressure: a connection has room only while
  * its queue is empty, so each slow reader holds what it had then plus about one read of the other
- * side (up to the socket's receive buffer; loopback delivered 64 KiB reads) instead of {@code
+ * side (up to the socket's receive buffer, 128 KiB by default on Linux) instead of {@code
  * perConnection}. Connections that keep up are slowed little: their queues empty between reads.
  *
  * <p>Room is Grizzly's (its queue against the cap this class sets on the connection), and so is
@@ -46,6 +46,8 @@ public final class WriteQueues {
     /** Under pressure: room only while nothing is queued (Grizzly: room when size == 0 or size < max). */
     private static final int EMPTY_ONLY = 1;
 
+    /** Guards the creation of accounts only (once per connection). */
+    private final Object accounts = new Object();
     private final int perConnection;
     private final long budget;
     private final LongAdder held = new LongAdder();
@@ -88,9 +90,10 @@ public final class WriteQueues {
     }
 
     /**
-     * Whether {@code connection} may be given more to write now: its write queue is under the
-     * per-connection cap, or, once all connections hold the budget, empty. Sets that cap on the
-     * connection, for this answer and for a following {@link #whenRoom}.
+     * Whether {@code connection} may be given more to write now: its write queue is empty, or
+     * under the per-connection cap while all connections together hold less than the budget. When
+     * the queue is not empty, sets that cap on the connection, which a following {@link #whenRoom}
+     * waits by.
      */
     public boolean hasRoom(Connection<?> connection) {
         if (connection instanceof NIOConnection nio && nio.getAsyncWriteQueue().isEmpty()) {
@@ -106,8 +109,8 @@ public final class WriteQueues {
 
     /**
      * After {@link #hasRoom} said no: {@code then} runs once the queue is below its cap again, or
-     * hears of the connection's failure (Grizzly's own notification, which calls each handler
-     * once, one way or the other).
+     * hears of the connection's failure (Grizzly's own notification: onWritePossible or onError,
+     * and onError also after an onWritePossible that threw).
      */
     public void whenRoom(Connection<?> connection, WriteHandler then) {
         waits.increment();
@@ -123,10 +126,13 @@ public final class WriteQueues {
         return account != null ? account : open(connection);
     }
 
-    /** The connection's first use: its account, released by the connection's close. */
+    /**
+     * The connection's first use: its account, released by the connection's close. A lock of its
+     * own, not the connection's (Grizzly's TLS filter locks that one while writing).
+     */
     private Account open(Connection<?> connection) {
         Account account;
-        synchronized (connection) {
+        synchronized (accounts) {
             account = ACCOUNT.get(connection);
             if (account != null) {
                 return account;
@@ -232,29 +238,40 @@ public final class WriteQueues {
         }
     }
 
-    /** One write: releases exactly its own size once, when written or failed. */
+    /**
+     * One write: releases exactly its own size once, when written, failed or cancelled (Grizzly
+     * reports one of them; the guard keeps a second report from taking the count below what is
+     * held, which would quietly lift the budget).
+     */
     private static final class Written extends EmptyCompletionHandler<WriteResult> {
         private final Account account;
         private final int size;
+        private final AtomicBoolean done = new AtomicBoolean();
 
         Written(Account account, int size) {
             this.account = account;
             this.size = size;
         }
 
+        private void release() {
+            if (done.compareAndSet(false, true)) {
+                account.release(size);
+            }
+        }
+
         @Override
         public void completed(WriteResult result) {
-            account.release(size);
+            release();
         }
 
         @Override
         public void failed(Throwable error) {
-            account.release(size);
+            release();
         }
 
         @Override
         public void cancelled() {
-            account.release(size);
+            release();
         }
     }
 }
