@@ -132,12 +132,26 @@ mb() {
   echo "|---|---|---|---|---|---|---|"
 } >"$RUN/report.md"
 
+# One setting done: its clients and its Kodiak stopped (by the PIDs this script started).
+end_setting() {
+  kill "$SLOW_PID" 2>/dev/null || true
+  wait "$SLOW_PID" 2>/dev/null || true
+  SLOW_PID=
+  PROXY_BASE=$current "$ROOT/bin/proxy.sh" stop >/dev/null 2>&1 || true
+  current=
+}
+
 i=0
 for setting in "${SETTINGS[@]}"; do
   i=$((i + 1))
   current=$RUN/k$i
   opts="$setting${HEAP:+ -Xmx$HEAP}"
-  PROXY_BASE=$current PROXY_CONF=$RUN/kodiak.conf JAVA_OPTS="$opts" "$ROOT/bin/proxy.sh" start >"$RUN/start-$i.out"
+  if ! PROXY_BASE=$current PROXY_CONF=$RUN/kodiak.conf JAVA_OPTS="$opts" "$ROOT/bin/proxy.sh" start >"$RUN/start-$i.out" 2>&1; then
+    # A setting the JVM refuses (say -Xmx below bin/proxy.sh's -Xms256m): said, and the next one runs.
+    echo "| \`${setting:-(defaults)}\` | no: did not start (start-$i.out) | - | - | - | - | - |" >>"$RUN/report.md"
+    end_setting
+    continue
+  fi
   pid=$(cat "$current/proxy.pid")
   # The clients hold their sockets until killed below (at most 300 s if this script dies first).
   python3 "$RUN/slow.py" "$PROXY_PORT" "$CLIENTS" 300 >"$RUN/slow-$i.out" 2>&1 &
@@ -152,11 +166,7 @@ for setting in "${SETTINGS[@]}"; do
     # row says which, and the next setting runs.
     connecting="no: $(kill -0 "$pid" 2>/dev/null && echo "alive, clients: $(head -c 200 "$RUN/slow-$i.out" | tr '\n|' '  ')" || echo "died while the clients connected")"
     echo "| \`${setting:-(defaults)}\` | $connecting | - | - | - | - | - |" >>"$RUN/report.md"
-    kill "$SLOW_PID" 2>/dev/null || true
-    wait "$SLOW_PID" 2>/dev/null || true
-    SLOW_PID=
-    PROXY_BASE=$current "$ROOT/bin/proxy.sh" stop >/dev/null 2>&1 || true
-    current=
+    end_setting
     continue
   fi
   sleep 20
@@ -175,11 +185,7 @@ for setting in "${SETTINGS[@]}"; do
     alive="no: OutOfMemoryError"
   fi
   echo "| \`${setting:-(defaults)}\` | $alive | $queued | $budget | $pressure | $rss | $download |" >>"$RUN/report.md"
-  kill "$SLOW_PID" 2>/dev/null || true
-  wait "$SLOW_PID" 2>/dev/null || true
-  SLOW_PID=
-  PROXY_BASE=$current "$ROOT/bin/proxy.sh" stop >/dev/null 2>&1 || true
-  current=
+  end_setting
 done
 echo >>"$RUN/report.md"
 echo "Command: bench/slow-readers.sh --clients $CLIENTS${HEAP:+ --heap $HEAP} $(printf "%q " "${SETTINGS[@]}")" >>"$RUN/report.md"
