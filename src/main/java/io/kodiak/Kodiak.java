@@ -62,13 +62,15 @@ public final class Kodiak {
         });
         this.timers = new DelayedExecutor(timerThread, TIMER_TICK_MILLIS, TimeUnit.MILLISECONDS);
         MemoryManager memory = MemoryManagers.of(config.buffers().memoryManager());
-        this.upstreams = new UpstreamClient(config, timers, memory, tlsObserver);
+        WriteQueues writeQueues = new WriteQueues(config.buffers().maxQueuedPerConnection(),
+                config.buffers().maxQueuedResolved());
+        this.upstreams = new UpstreamClient(config, timers, memory, tlsObserver, writeQueues);
         this.services = new ForwardingServices(Generation.first(config, upstreams.current()), timers, drain, observer,
-                new WriteQueues(config.buffers().maxQueuedPerConnection(), config.buffers().maxQueuedResolved()));
+                writeQueues);
         int maxClients = ConnectionBudget.clientLimit(config.listener().maxConnections(), ConnectionBudget.openFileLimit(),
                 upstreams.maxConnections());
         this.listener = new ProxyListener(config.listener(), config.endpoints(), maxClients, new Admission(services),
-                drain, timers, memory, tlsObserver, config.buffers().maxQueuedPerConnection());
+                drain, timers, memory, tlsObserver, writeQueues);
     }
 
     public void start() throws IOException {

@@ -6,6 +6,7 @@ import io.kodiak.exchange.Admission;
 import io.kodiak.exchange.Drain;
 import io.kodiak.tls.PemMaterial;
 import io.kodiak.tls.TlsObserver;
+import io.kodiak.transport.WriteQueues;
 import org.glassfish.grizzly.GracefulShutdownListener;
 import org.glassfish.grizzly.ShutdownContext;
 import org.glassfish.grizzly.memory.MemoryManager;
@@ -45,7 +46,7 @@ public final class ProxyListener {
     /** {@code maxConnections}: the resolved client connection limit (see {@link ConnectionBudget}). */
     public ProxyListener(ProxyConfig.Listener settings, List<ProxyConfig.Endpoint> endpoints, int maxConnections,
                          Admission admission, Drain drain, DelayedExecutor timers, MemoryManager memory,
-                         TlsObserver tlsObserver, int writeQueueLimit) {
+                         TlsObserver tlsObserver, WriteQueues writeQueues) {
         this.drain = drain;
         this.connections = new ConnectionLimit(maxConnections);
         this.wiring = new Binding.Wiring(admission, new IdleClock(timers), timers, tlsObserver);
@@ -75,10 +76,8 @@ public final class ProxyListener {
                     .setMaxPoolSize(settings.workerThreads()));
         }
         transport = builder.build();
-        // Bytes queued for one client before reads from its upstream pause (back-pressure;
-        // proxy.buffers.max-queued-per-connection). Grizzly's default is 4x the socket send buffer,
-        // several MiB on loopback: too much per connection for a proxy that holds thousands.
-        transport.getAsyncQueueIO().getWriter().setMaxPendingBytesPerConnection(writeQueueLimit);
+        // Bytes queued for one client before reads from its upstream pause (back-pressure).
+        writeQueues.capQueues(transport);
         transport.setName("kodiak-listener");
         // Grizzly accepts one connection per selector wake-up. Sharing a selector with hundreds of
         // busy connections, a burst of new clients waited in the listen queue for seconds (p99 over

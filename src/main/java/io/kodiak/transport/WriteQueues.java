@@ -12,6 +12,7 @@ import org.glassfish.grizzly.WriteHandler;
 import org.glassfish.grizzly.WriteResult;
 import org.glassfish.grizzly.attributes.Attribute;
 import org.glassfish.grizzly.nio.NIOConnection;
+import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -66,6 +67,15 @@ public final class WriteQueues {
         }
         this.perConnection = perConnection;
         this.budget = budget;
+    }
+
+    /**
+     * Gives {@code transport}'s connections the per-connection cap as their first one (Grizzly's
+     * default is 4x the socket send buffer, several MiB on loopback: too much per connection for a
+     * proxy that holds thousands); {@link #hasRoom} changes it per connection under pressure.
+     */
+    public void capQueues(TCPNIOTransport transport) {
+        transport.getAsyncQueueIO().getWriter().setMaxPendingBytesPerConnection(perConnection);
     }
 
     /**

@@ -8,6 +8,7 @@ import io.kodiak.tls.PemMaterial;
 import io.kodiak.tls.TlsObserver;
 import io.kodiak.tls.UpstreamTls;
 import io.kodiak.tls.UpstreamTlsSettings;
+import io.kodiak.transport.WriteQueues;
 import org.glassfish.grizzly.SocketConnectorHandler;
 import org.glassfish.grizzly.filterchain.FilterChainBuilder;
 import org.glassfish.grizzly.nio.transport.TCPNIOConnectorHandler;
@@ -57,7 +58,8 @@ public final class UpstreamClient {
     private volatile UpstreamGroups current;
     private boolean started;
 
-    public UpstreamClient(ProxyConfig config, DelayedExecutor timers, MemoryManager memory, TlsObserver tlsObserver) {
+    public UpstreamClient(ProxyConfig config, DelayedExecutor timers, MemoryManager memory, TlsObserver tlsObserver,
+                          WriteQueues writeQueues) {
         this.tlsObserver = tlsObserver;
         this.timers = timers;
         FilterChainBuilder chain = FilterChainBuilder.stateless()
@@ -73,9 +75,8 @@ public final class UpstreamClient {
                 .setConnectionTimeout((int) Math.min(Integer.MAX_VALUE, config.upstream().connectTimeout().toMillis()))
                 .build();
         transport.setProcessor(chain.build());
-        // Same bound as the client side: bytes queued for one upstream before client reads pause
-        // (exchanges judge room by WriteQueues, which also lowers it under pressure).
-        transport.getAsyncQueueIO().getWriter().setMaxPendingBytesPerConnection(config.buffers().maxQueuedPerConnection());
+        // Same bound as the client side: bytes queued for one upstream before client reads pause.
+        writeQueues.capQueues(transport);
         transport.setName("kodiak-upstream");
         healthChecks = new HealthChecks(transport, timers);
         freshConnects = new FreshConnects(timers);
