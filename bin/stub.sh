@@ -2,7 +2,7 @@
 # The proxied service stub as a daemon: bin/stub.sh start|stop|status|run
 # Environment: STUB_PORT (8080), STUB_DELAY_MS (500), STUB_MODE (async|blocking), STUB_HOST (127.0.0.1),
 # STUB_THREADS (8 async / 200 blocking), STUB_BASE (the repository root; holds stub.pid and logs/stub.log),
-# JAVA_OPTS (extra JVM options).
+# JAVA_OPTS (extra JVM options; the collector is ZGC unless they name another).
 set -euo pipefail
 
 # shellcheck source=lib/daemon.sh
@@ -104,11 +104,22 @@ java_command() {
   local snapshot
   snapshot=$(snapshot_jar)
   JAVA_CMD=("$JAVA")
+  local opts=()
   if [ -n "${JAVA_OPTS:-}" ]; then
     # JAVA_OPTS is a list of options by convention, so word splitting is intended here.
     # shellcheck disable=SC2206
-    JAVA_CMD+=($JAVA_OPTS)
+    opts=($JAVA_OPTS)
   fi
+  # ZGC unless JAVA_OPTS picks a collector. The stub is the service every bench compares against, so its
+  # own pauses must not decide which target looks slow: under the default G1, its young pauses grew to
+  # 230-245 ms in a 10x Gatling run (Tomcat keeps about 100 KB per connection, 2,000 connections) and
+  # landed in whichever target ran then; under ZGC every pause is under a millisecond (docs/stub.md).
+  local word gc_chosen=false
+  for word in ${opts[@]+"${opts[@]}"}; do
+    [[ $word =~ ^-XX:\+Use[A-Za-z0-9]*GC$ ]] && gc_chosen=true
+  done
+  [ "$gc_chosen" = true ] || JAVA_CMD+=(-XX:+UseZGC)
+  JAVA_CMD+=(${opts[@]+"${opts[@]}"})
   JAVA_CMD+=("-Dkodiak.daemon=stub:$STUB_BASE" -cp "$snapshot:$STUB_DIR/target/lib/*" io.kodiak.stub.embedded.StubMain)
   export STUB_PORT STUB_DELAY_MS STUB_MODE STUB_HOST
   [ -n "${STUB_THREADS:-}" ] && export STUB_THREADS

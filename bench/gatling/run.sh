@@ -35,7 +35,7 @@ declare -A SERVICE=(
 
 usage() {
   cat <<USAGE
-usage: bin/bench.sh gatling [--quick] [--targets a,b,...] [--users N] [--rps N] [--ramp S] [--hold S] [--fail-on-ko]
+usage: bin/bench.sh gatling [--quick] [--targets a,b,...] [--users N] [--rps N] [--ramp S] [--hold S] [--warmup S] [--fail-on-ko]
 
 Runs the 2015 Gatling scenario against each target in turn (one stub for all) and writes
 target/bench/<timestamp>/ with results.json, report.md and report.html.
@@ -48,6 +48,9 @@ target/bench/<timestamp>/ with results.json, report.md and report.html.
   --rps N        throttle cap reached at the end of the ramp
   --ramp S       throttle ramp in seconds
   --hold S       throttle hold in seconds; each user loops this long
+  --warmup S     before each target's recorded run, S seconds of the same users and throttle through
+                 that target, not recorded, so that no JVM (stub, Kodiak, Mule) is measured while its
+                 JIT compiles; 0 = none, cold starts as in 2015 (default 15; 0 with --quick)
   --fail-on-ko   exit 1 when any request of any target failed or a target produced no results
 USAGE
 }
@@ -56,7 +59,7 @@ die() { echo "bench: $*" >&2; exit 2; }
 progress() { echo "[bench $(date +%H:%M:%S)] $*"; }
 
 # ---- arguments -------------------------------------------------------------------------------------
-quick=false fail_on_ko=false targets_arg="" users="" rps="" ramp="" hold=""
+quick=false fail_on_ko=false targets_arg="" users="" rps="" ramp="" hold="" warmup=""
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=true ;;
@@ -66,6 +69,7 @@ while [ $# -gt 0 ]; do
     --rps) rps=${2:?--rps needs a value}; shift ;;
     --ramp) ramp=${2:?--ramp needs a value}; shift ;;
     --hold) hold=${2:?--hold needs a value}; shift ;;
+    --warmup) warmup=${2:?--warmup needs a value}; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $1" ;;
   esac
@@ -74,10 +78,11 @@ done
 for n in users rps ramp hold; do
   [ -z "${!n}" ] || [[ ${!n} =~ ^[1-9][0-9]*$ ]] || die "--$n must be a positive integer, got '${!n}'"
 done
+[ -z "$warmup" ] || [[ $warmup =~ ^(0|[1-9][0-9]*)$ ]] || die "--warmup must be 0 or a positive integer, got '$warmup'"
 if $quick; then
-  users=${users:-50} rps=${rps:-150} ramp=${ramp:-5} hold=${hold:-15} profile=quick
+  users=${users:-50} rps=${rps:-150} ramp=${ramp:-5} hold=${hold:-15} warmup=${warmup:-0} profile=quick
 else
-  users=${users:-200} rps=${rps:-600} ramp=${ramp:-20} hold=${hold:-60} profile=custom
+  users=${users:-200} rps=${rps:-600} ramp=${ramp:-20} hold=${hold:-60} warmup=${warmup:-15} profile=custom
   [ "$users/$rps/$ramp/$hold" = 200/600/20/60 ] && profile=original
   [ "$users/$rps/$ramp/$hold" = 2000/6000/20/60 ] && profile=10x
 fi
@@ -175,6 +180,20 @@ needed_later() {
   return 1
 }
 
+# gatling_run LIMIT LOG FOLDER TARGET RAMP HOLD — one Gatling run of TARGET's simulation with the run's
+# users and throttle cap, results under $out/FOLDER.
+gatling_run() {
+  local limit=$1 log=$2 folder=$3 target=$4 run_ramp=$5 run_hold=$6 base_url=() path=/
+  if [ "$bench_port_offset" != 0 ]; then
+    [ "$target" = stub ] && path=/ProxiedServiceStub/ServiceStubServlet
+    base_url=(-Dbench.baseUrl="http://127.0.0.1:$(bench_port "$target")$path")
+  fi
+  run_bounded "$limit" "$log" mvn -B -f "$root/pom.xml" -Pgatling gatling:test \
+    -Dgatling.simulationClass="io.kodiak.bench.${SIMULATION[$target]}" ${base_url[@]+"${base_url[@]}"} \
+    -Dgatling.resultsFolder="$out/$folder" \
+    -Dbench.users="$users" -Dbench.rps="$rps" -Dbench.ramp="$run_ramp" -Dbench.hold="$run_hold"
+}
+
 # "N requests (KO k), R req/s, p50 a ms, p99 b ms" from Gatling's console summary in LOG.
 summarize() {
   local log=$1
@@ -211,17 +230,6 @@ report_jar >/dev/null || { echo "bench: the report module (bench/report) does no
 
 start_service stub || exit 1
 
-# The stub serves every target; warming its JIT once keeps the first target from paying for it alone.
-# The smoke profile skips it to stay short.
-if ! $quick; then
-  progress "warm up the stub (10 s, not recorded)"
-  run_bounded 300 "$out/logs/warmup-stub.log" mvn -B -f "$root/pom.xml" -Pgatling gatling:test \
-    -Dgatling.simulationClass=io.kodiak.bench.StubDirectSimulation -Dgatling.resultsFolder="$out/warmup" \
-    -Dbench.baseUrl="http://127.0.0.1:$(bench_port stub)/ProxiedServiceStub/ServiceStubServlet" \
-    -Dbench.users=50 -Dbench.rps=1000 -Dbench.ramp=1 -Dbench.hold=10 \
-    || progress "the warm-up had failures (see logs/warmup-stub.log); going on"
-fi
-
 # ---- one target after another ------------------------------------------------------------------------
 run_limit=$((ramp + hold + 30 + 300))   # the simulation's maxDuration plus Maven and report generation
 declare -A unavailable=()
@@ -246,19 +254,18 @@ for ((i = 0; i < ${#targets[@]}; i++)); do
     continue
   fi
 
+  # Every target gets the same warm-up, through itself: the JVMs among them (the stub behind all,
+  # Kodiak, Mule) compile their hot paths in the first 10-20 s, and a recorded run that starts cold
+  # measures the JIT (bursts of 50-300 ms late answers when hot methods are compiled or deoptimized).
+  if [ "$warmup" != 0 ]; then
+    progress "warm up $target (${warmup} s, $users users, not recorded)"
+    gatling_run $((warmup + 31 + 300)) "$out/logs/warmup-$target.log" "warmup/$target" "$target" 1 "$warmup" \
+      || progress "the warm-up of $target had failures (see logs/warmup-$target.log); going on"
+  fi
   progress "run $target ($((i + 1))/${#targets[@]}): ${SIMULATION[$target]}, about $((hold + 15)) s"
   log=$out/logs/gatling-$target.log
   rc=0
-  base_url=()
-  if [ "$bench_port_offset" != 0 ]; then
-    path=/
-    [ "$target" = stub ] && path=/ProxiedServiceStub/ServiceStubServlet
-    base_url=(-Dbench.baseUrl="http://127.0.0.1:$(bench_port "$target")$path")
-  fi
-  run_bounded "$run_limit" "$log" mvn -B -f "$root/pom.xml" -Pgatling gatling:test \
-    -Dgatling.simulationClass="io.kodiak.bench.${SIMULATION[$target]}" "${base_url[@]}" \
-    -Dgatling.resultsFolder="$out/$folder" \
-    -Dbench.users="$users" -Dbench.rps="$rps" -Dbench.ramp="$ramp" -Dbench.hold="$hold" || rc=$?
+  gatling_run "$run_limit" "$log" "$folder" "$target" "$ramp" "$hold" || rc=$?
   case $rc in
     0) verdict=ok ;;
     124|137) verdict="stopped after ${run_limit}s" ;;
@@ -296,7 +303,7 @@ for t in "${targets[@]}"; do
   esac
 done
 params=(--param profile="$profile" --param users="$users" --param rps_cap="$rps" --param ramp_s="$ramp"
-  --param hold_s="$hold" --param stub_delay_ms="$stub_delay" --param stub_mode="${STUB_MODE:-async}"
+  --param hold_s="$hold" --param warmup_s="$warmup" --param stub_delay_ms="$stub_delay" --param stub_mode="${STUB_MODE:-async}"
   --param ceiling_rps="$ceiling")
 [ -z "$port_note" ] || params+=(--param ports="$port_note")
 echo
