@@ -12,7 +12,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
 
 usage() {
-  echo "usage: bin/bench.sh gatling [--quick] [--targets a,b,...] [--users N] [--rps N] [--fail-on-ko]" >&2
+  echo "usage: bin/bench.sh gatling [--quick] [--targets a,b,...] [--users N] [--rps N] [--ramp S] [--hold S] [--warmup S] [--fail-on-ko]" >&2
   echo "       bin/bench.sh core [--quick]" >&2
   echo "       bin/bench.sh fuzz [--minutes N]" >&2
   echo "       bin/bench.sh failover [--quick] [--rounds N] [--targets kodiak,nginx,haproxy] [--connections N]" >&2

@@ -112,7 +112,7 @@ java_command() {
   fi
   # ZGC unless JAVA_OPTS picks a collector. The stub is the service every bench compares against, so its
   # own pauses must not decide which target looks slow: under the default G1, its young pauses grew to
-  # 230-245 ms in a 10x Gatling run (Tomcat keeps about 100 KB per connection, 2,000 connections) and
+  # 230 and 243 ms in a 10x Gatling run (Tomcat keeps about 100 KB per connection, 2,000 connections) and
   # landed in whichever target ran then; under ZGC every pause is under a millisecond (docs/stub.md).
   local word gc_chosen=false
   for word in ${opts[@]+"${opts[@]}"}; do

@@ -102,7 +102,7 @@ check "run.sh's verdict (--where source=\"this run\") passes a clean run beside 
 
 check "bench.sh rejects an unknown target" bash -c "'$root/bin/bench.sh' gatling --targets nosuch; [ \$? = 2 ]"
 check "bench.sh rejects a non-numeric --users" bash -c "'$root/bin/bench.sh' gatling --users many; [ \$? = 2 ]"
-check "bench.sh rejects a negative --warmup" bash -c "'$root/bin/bench.sh' gatling --warmup -5 2>&1 | grep -q 'warmup must be'; [ \${PIPESTATUS[0]} = 2 ]"
+check "bench.sh rejects a negative --warmup" bash -c "'$root/bin/bench.sh' gatling --targets nosuch --warmup -5 2>&1 | grep -q 'warmup must be'; s=(\"\${PIPESTATUS[@]}\"); [ \${s[0]} = 2 ] && [ \${s[1]} = 0 ]"
 check "bench.sh rejects an unknown subcommand" bash -c "'$root/bin/bench.sh' nosuch; [ \$? = 2 ]"
 check "bench.sh works through a symlink" bash -c "ln -s '$root/bin/bench.sh' '$work/b' && '$work/b' gatling --help | grep -q 'usage: bin/bench.sh gatling'"
 
