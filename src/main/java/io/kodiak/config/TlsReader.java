@@ -24,7 +24,7 @@ import java.util.Set;
  */
 final class TlsReader {
     private static final Set<String> KEYS = Set.of("certificate", "key", "protocols", "ciphers", "sni", "client-auth",
-            "client-ca");
+            "client-ca", "provider");
     static final List<String> PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
     /** Mozilla's "intermediate" configuration (version 5.7), in the JDK's names: TLS 1.3 suites, then TLS 1.2 AEAD with forward secrecy. */
     static final List<String> CIPHERS = List.of(
@@ -87,10 +87,19 @@ final class TlsReader {
                 }
             }
         }
+        TlsSettings.Provider provider = TlsSettings.Provider.JSSE;
+        if (keys.has(at + ".provider")) {
+            String text = keys.read(at + ".provider", root::getString, "jsse or conscrypt", "jsse");
+            provider = TlsSettings.Provider.parse(text);
+            if (provider == null) {
+                keys.problem(at + ".provider", keys.render(at + ".provider"), "jsse or conscrypt");
+                provider = TlsSettings.Provider.JSSE;
+            }
+        }
         if (certificate == null || key == null) {
             return null;
         }
-        return new TlsSettings(certificate, key, sni, protocols, ciphers, auth, clientCa);
+        return new TlsSettings(certificate, key, sni, protocols, ciphers, auth, clientCa, provider);
     }
 
     /**

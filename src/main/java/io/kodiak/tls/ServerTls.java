@@ -55,9 +55,19 @@ public final class ServerTls {
         try {
             ClientCaTrust clientCas = settings.clientAuth() == TlsSettings.ClientAuth.NONE ? null
                     : new ClientCaTrust(trust(settings));
-            SSLContext context = SSLContext.getInstance("TLS");
+            java.security.Provider provider = settings.provider().instance();
+            SSLContext context = provider == null ? SSLContext.getInstance("TLS") : SSLContext.getInstance("TLS", provider);
             context.init(new KeyManager[] {keys}, clientCas == null ? null : new TrustManager[] {clientCas}, null);
-            return new ServerTls(settings, keys, clientCas, context);
+            // Only the configured suites this provider knows: Conscrypt (BoringSSL) has no DHE.
+            java.util.Set<String> supported = java.util.Set.of(context.getSupportedSSLParameters().getCipherSuites());
+            List<String> ciphers = settings.ciphers().stream().filter(supported::contains).toList();
+            if (ciphers.isEmpty()) {
+                throw new PemMaterial.Unusable("none of the configured cipher suites is supported by the "
+                        + settings.provider().configName() + " provider");
+            }
+            TlsSettings usable = new TlsSettings(settings.certificate(), settings.key(), settings.sni(), settings.protocols(),
+                    ciphers, settings.clientAuth(), settings.clientCa(), settings.provider());
+            return new ServerTls(usable, keys, clientCas, context);
         } catch (GeneralSecurityException e) {
             throw new PemMaterial.Unusable("cannot set up TLS (" + e.getMessage() + ")");
         }

@@ -353,4 +353,19 @@ class TlsListenerTest {
             assertTrue(response.startsWith("HTTP/1.1 200"), response);
         }
     }
+
+    @Test
+    void theConscryptProviderServesTheSameWay() throws Exception {
+        start("provider = conscrypt\n");
+        HttpClient client = HttpClient.newBuilder().sslContext(certs.clientContext(null)).build();
+        HttpResponse<String> response = client.send(HttpRequest.newBuilder(java.net.URI.create(
+                "https://localhost:" + proxy.port() + "/c")).POST(HttpRequest.BodyPublishers.ofString("boring")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, response.statusCode());
+        assertEquals("boring", response.body());
+        try (SSLSocket socket = connect(certs.clientContext(null), "api.example.com")) {
+            assertEquals(api.certificate(), socket.getSession().getPeerCertificates()[0], "SNI through Conscrypt");
+            assertEquals("http/1.1", socket.getApplicationProtocol());
+        }
+    }
 }
