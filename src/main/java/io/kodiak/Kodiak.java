@@ -68,7 +68,7 @@ public final class Kodiak {
         this.services = new ForwardingServices(Generation.first(config, upstreams.current()), timers, drain, observer,
                 writeQueues);
         int maxClients = ConnectionBudget.clientLimit(config.listener().maxConnections(), ConnectionBudget.openFileLimit(),
-                upstreams.maxConnections());
+                upstreams.maxConnections(), ConnectionBudget.filesPerClient(config.endpoints()));
         this.listener = new ProxyListener(config.listener(), config.endpoints(), maxClients, new Admission(services),
                 drain, timers, memory, tlsObserver, writeQueues);
     }
@@ -132,7 +132,7 @@ public final class Kodiak {
         listener.commit(plan);
         List<String> warnings = new ArrayList<>();
         int clientLimit = ConnectionBudget.clientLimit(next.listener().maxConnections(), ConnectionBudget.openFileLimit(),
-                groups.maxConnections());
+                groups.maxConnections(), ConnectionBudget.filesPerClient(next.endpoints()));
         // More upstream connections than at start could now run the process out of descriptors
         // before the client limit is reached; fewer are no risk.
         if (clientLimit < listener.maxConnections()) {

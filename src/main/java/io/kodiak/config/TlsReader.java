@@ -94,6 +94,10 @@ final class TlsReader {
             if (provider == null) {
                 keys.problem(at + ".provider", keys.render(at + ".provider"), "jsse or conscrypt");
                 provider = TlsSettings.Provider.JSSE;
+            } else if (!provider.available()) {
+                keys.problem(at + ".provider", keys.render(at + ".provider"), "jsse (Conscrypt's native library does not"
+                        + " load on this platform; its jar has x86_64 Linux, macOS and Windows builds)");
+                provider = TlsSettings.Provider.JSSE;
             }
         }
         if (certificate == null || key == null) {

@@ -24,6 +24,14 @@ public record TlsSettings(Path certificate, Path key, List<Sni> sni, List<String
             return configName;
         }
 
+        /**
+         * Descriptors each connection's engine holds besides the socket: a Conscrypt engine
+         * keeps a pipe (two) for as long as it lives; the JDK's, none.
+         */
+        public int descriptorsPerEngine() {
+            return this == CONSCRYPT ? 2 : 0;
+        }
+
         public static Provider parse(String name) {
             for (Provider value : values()) {
                 if (value.configName.equals(name)) {
@@ -33,8 +41,19 @@ public record TlsSettings(Path certificate, Path key, List<Sni> sni, List<String
             return null;
         }
 
+        /**
+         * False where the provider cannot run: Conscrypt's jar carries BoringSSL built for x86_64
+         * Linux, macOS and Windows (and 32-bit Windows) only.
+         */
+        public boolean available() {
+            return this != CONSCRYPT || org.conscrypt.Conscrypt.isAvailable();
+        }
+
         /** The JSSE provider to ask for contexts: null for the JDK's default. */
-        java.security.Provider instance() {
+        java.security.Provider instance() throws PemMaterial.Unusable {
+            if (!available()) {
+                throw new PemMaterial.Unusable("the " + configName + " provider cannot load its native library on this platform");
+            }
             return this == CONSCRYPT ? org.conscrypt.Conscrypt.newProvider() : null;
         }
     }

@@ -3,6 +3,7 @@ package io.kodiak.tls;
 import com.typesafe.config.ConfigFactory;
 import io.kodiak.config.ConfigException;
 import io.kodiak.config.ConfigLoader;
+import io.kodiak.support.Await;
 import io.kodiak.support.ProxyHarness;
 import io.kodiak.support.RecordingUpstream;
 import org.junit.jupiter.api.AfterEach;
@@ -20,6 +21,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
@@ -28,6 +30,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** A TLS listener with certificates made in the test, spoken to by the JDK's TLS clients. */
 class TlsListenerTest {
@@ -223,9 +226,9 @@ class TlsListenerTest {
 
     @Test
     void aChangedClientCaFileDecidesNewHandshakes() throws Exception {
-        TestCertificates other = new TestCertificates(java.nio.file.Files.createDirectories(dir.resolve("other-ca")));
+        TestCertificates other = new TestCertificates(Files.createDirectories(dir.resolve("other-ca")));
         java.nio.file.Path clientCa = dir.resolve("clients-ca.pem");
-        java.nio.file.Files.copy(certs.ca().certificateFile(), clientCa);
+        Files.copy(certs.ca().certificateFile(), clientCa);
         start("client-auth = required, client-ca = \"" + clientCa + "\"\n");
         TestCertificates.Issued firstClient = certs.leaf("first-client", Duration.ofDays(30), "first.test");
         SSLContext first = certs.clientContext(firstClient);
@@ -233,7 +236,7 @@ class TlsListenerTest {
         String request = "GET /ca HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
         assertTrue(served(first, request), "a client of the configured CA is served");
         assertTrue(!served(second, request), "a client of another CA is not");
-        java.nio.file.Files.copy(other.ca().certificateFile(), clientCa, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(other.ca().certificateFile(), clientCa, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         io.kodiak.support.Await.await(() -> served(second, request), "the other CA's client served once client-ca names it");
         // A new client of the first CA is refused now. (One that resumes a TLS session made before
         // the change keeps that session's verdict until it expires, as with nginx: a fresh context.)
@@ -268,6 +271,11 @@ class TlsListenerTest {
                 route + "proxy.listener.tls { certificate = \"" + dir.resolve("nope.pem") + "\", key = \"" + main.keyFile() + "\" }")));
         assertTrue(missing.getMessage().contains("proxy.listener.tls.certificate") && missing.getMessage().contains("readable"),
                 missing.getMessage());
+        ConfigException provider = assertThrows(ConfigException.class, () -> ConfigLoader.fromConfig(ConfigFactory.parseString(
+                route + "proxy.listener.tls { certificate = \"" + main.certificateFile() + "\", key = \"" + main.keyFile()
+                        + "\", provider = openssl }")));
+        assertTrue(provider.getMessage().contains("proxy.listener.tls.provider") && provider.getMessage().contains("jsse or conscrypt"),
+                provider.getMessage());
         TestCertificates.Issued soon = certs.leaf("soon", Duration.ofDays(3), "soon.test");
         assertTrue(ConfigLoader.fromConfig(ConfigFactory.parseString(route + "proxy.listener.tls { certificate = \""
                 + soon.certificateFile() + "\", key = \"" + soon.keyFile() + "\" }")).warnings().get(0).contains("within 14 days"));
@@ -280,8 +288,8 @@ class TlsListenerTest {
         try (SSLSocket open = connect(context, "localhost")) {
             assertEquals(main.certificate(), open.getSession().getPeerCertificates()[0]);
             TestCertificates.Issued renewed = certs.leaf("renewed", Duration.ofDays(90), "localhost", "proxy.test");
-            java.nio.file.Files.copy(renewed.keyFile(), main.keyFile(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-            java.nio.file.Files.copy(renewed.certificateFile(), main.certificateFile(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.copy(renewed.keyFile(), main.keyFile(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.copy(renewed.certificateFile(), main.certificateFile(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             io.kodiak.support.Await.await(() -> {
                 try (SSLSocket fresh = connect(context, "localhost")) {
                     return renewed.certificate().equals(fresh.getSession().getPeerCertificates()[0]);
@@ -366,6 +374,99 @@ class TlsListenerTest {
         try (SSLSocket socket = connect(certs.clientContext(null), "api.example.com")) {
             assertEquals(api.certificate(), socket.getSession().getPeerCertificates()[0], "SNI through Conscrypt");
             assertEquals("http/1.1", socket.getApplicationProtocol());
+        }
+    }
+
+    /**
+     * Each Conscrypt engine holds a pipe (two descriptors) until it is closed both ways; Grizzly
+     * never closes engines, so they stayed open until a collection ran the finalizers and a busy
+     * listener ran out of files. And a closed Conscrypt engine consumes nothing, so a close_notify
+     * read after it closed went round on a selector thread for good, starving its other connections.
+     */
+    @Test
+    void conscryptConnectionsGiveTheirDescriptorsBackAndTheirCloseNotifyIsNotReadForever() throws Exception {
+        assumeTrue(Files.isDirectory(Path.of("/proc/self/fd")), "Linux /proc");
+        start("provider = conscrypt\n");
+        long pipesBefore = openPipes();
+        SSLContext context = certs.clientContext(null);
+        for (int i = 0; i < 40; i++) {
+            // The proxy closes first (Connection: close); then the client's close() sends its close_notify.
+            try (SSLSocket socket = connect(context, "localhost")) {
+                String response = exchange(socket, "GET /close" + i + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+                assertTrue(response.startsWith("HTTP/1.1 200"), "answered within the socket's timeout: " + response);
+            }
+            // The client closes first, with a close_notify on a connection the proxy keeps open.
+            try (SSLSocket socket = connect(context, "localhost")) {
+                socket.getOutputStream().write(("GET /keep" + i + " HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                socket.getOutputStream().flush();
+                assertTrue(readHead(socket).startsWith("HTTP/1.1 200"), "keep-alive answer " + i);
+                assertEquals("ok", new String(socket.getInputStream().readNBytes(2), StandardCharsets.US_ASCII));
+            }
+        }
+        Await.await(() -> openPipes() <= pipesBefore, () -> "the engines' pipes closed: " + openPipes() + " open, " + pipesBefore + " before");
+    }
+
+    /**
+     * Bytes after a client's close_notify: the engine is closed inbound and consumes nothing, and
+     * Grizzly handed the unconsumed bytes back to it as the next read's input, round and round on a
+     * selector thread (every connection on that thread starved). They are dropped and the
+     * connection closes; every other client is served.
+     */
+    @Test
+    void bytesAfterCloseNotifyAreDroppedAndTheConnectionCloses() throws Exception {
+        start("");
+        SSLContext context = certs.clientContext(null);
+        for (int i = 0; i < 8; i++) {
+            // One per selector thread at least: the proxy's selectors take connections in turn.
+            try (java.net.Socket plain = new java.net.Socket(InetAddress.getLoopbackAddress(), proxy.port());
+                 SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket(plain, "localhost", proxy.port(), false)) {
+                plain.setSoTimeout(5000);
+                socket.startHandshake();
+                socket.shutdownOutput();   // TLS 1.3: a close_notify, the read side stays open
+                // A whole record by its header (application data, TLS 1.2 framing, 5 bytes), so
+                // that the TLS layer hands it to the engine rather than wait for more.
+                plain.getOutputStream().write(new byte[] {0x17, 0x03, 0x03, 0x00, 0x05, 1, 2, 3, 4, 5});
+                plain.getOutputStream().flush();
+                assertEquals(-1, socket.getInputStream().read(), "the proxy closes the connection");
+            } catch (java.net.SocketException reset) {
+                // closed with the bytes unread: a reset is as good an answer
+            }
+        }
+        for (int i = 0; i < 4; i++) {
+            try (SSLSocket next = connect(context, "localhost")) {
+                String response = exchange(next, "GET /after HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+                assertTrue(response.startsWith("HTTP/1.1 200"), "served after them: " + response);
+            }
+        }
+    }
+
+    /** Reads a response head, and no further. */
+    private static String readHead(SSLSocket socket) throws IOException {
+        java.io.InputStream in = socket.getInputStream();
+        StringBuilder head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            int b = in.read();
+            if (b < 0) {
+                break;
+            }
+            head.append((char) b);
+        }
+        return head.toString();
+    }
+
+    /** Pipes this process holds open: what each live Conscrypt engine keeps. */
+    private static long openPipes() {
+        try (java.util.stream.Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.filter(fd -> {
+                try {
+                    return Files.readSymbolicLink(fd).toString().startsWith("pipe:");
+                } catch (IOException gone) {
+                    return false;
+                }
+            }).count();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 }
