@@ -96,7 +96,8 @@ final class TlsReader {
                 provider = TlsSettings.Provider.JSSE;
             } else if (!provider.available()) {
                 keys.problem(at + ".provider", keys.render(at + ".provider"), "jsse (Conscrypt's native library does not"
-                        + " load on this platform; its jar has x86_64 Linux, macOS and Windows builds)");
+                        + " load here: " + provider.unavailableBecause() + "; its jar has builds for x86_64 Linux with glibc,"
+                        + " macOS and Windows)");
                 provider = TlsSettings.Provider.JSSE;
             }
         }

@@ -3,6 +3,7 @@ package io.kodiak.tls;
 import org.conscrypt.Conscrypt;
 
 import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLException;
 import java.nio.ByteBuffer;
 
@@ -19,8 +20,6 @@ import java.nio.ByteBuffer;
  * that never saw the peer's close_notify throws: they are left alone.
  */
 final class NativeEngines {
-    /** Room for a close_notify record (TLS 1.3: 24 bytes) with margin. */
-    private static final int CLOSE_NOTIFY_ROOM = 256;
     private static final ByteBuffer NOTHING = ByteBuffer.allocate(0);
 
     private NativeEngines() {
@@ -39,15 +38,20 @@ final class NativeEngines {
         engine.closeOutbound();
         try {
             engine.closeInbound();
-        } catch (SSLException notExpected) {
-            // Conscrypt's closeInbound does not throw; JSSE's would, and is never asked.
-        }
-        try {
-            // The close_notify that closeOutbound queued: taking it out is what lets the engine
-            // free its SSL. The connection is gone, so the bytes go nowhere.
-            engine.wrap(NOTHING, ByteBuffer.allocate(CLOSE_NOTIFY_ROOM));
-        } catch (SSLException | RuntimeException alreadyFreed) {
-            // Freed already (a failed handshake frees at once), or closed meanwhile by a writer.
+            // What closeOutbound queued (the close_notify, and anything a handshake cut short had
+            // still to send): taking it all out is what lets the engine free its SSL. The
+            // connection is gone, so the bytes go nowhere. A freed engine answers CLOSED with nothing.
+            ByteBuffer sink = ByteBuffer.allocate(engine.getSession().getPacketBufferSize());
+            while (!engine.isOutboundDone()) {
+                sink.clear();
+                SSLEngineResult result = engine.wrap(NOTHING, sink);
+                if (result.getStatus() == SSLEngineResult.Status.CLOSED || result.bytesProduced() == 0) {
+                    break;
+                }
+            }
+        } catch (SSLException unexpected) {
+            // Conscrypt's closeInbound and a closed engine's wrap do not throw; if one ever does,
+            // the engine's finalizer still frees it.
         }
     }
 }

@@ -1,9 +1,11 @@
 package io.kodiak.tls;
 
 import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
 import org.glassfish.grizzly.nio.NIOConnection;
+import org.glassfish.grizzly.nio.SelectorRunner;
 import org.glassfish.grizzly.ssl.SSLConnectionContext;
 import org.glassfish.grizzly.ssl.SSLEngineConfigurator;
 import org.glassfish.grizzly.ssl.SSLFilter;
@@ -39,10 +41,11 @@ class ReusingSslFilter extends SSLFilter {
 
     /**
      * Bytes that arrive after the engine's inbound side is done (the peer's close_notify came, or
-     * the connection closed and its engine was freed) are dropped and the connection closes.
-     * Grizzly hands bytes an engine did not consume back to it as the next read's input; a closed
-     * Conscrypt engine consumes nothing (the JDK's takes the record), so without this the same
-     * bytes went round on the selector thread for good.
+     * the connection closed and its engine was freed) are dropped and the connection closes, as
+     * RFC 8446 §6.1 says such data is ignored. Neither the JDK's engine nor Conscrypt's consumes a
+     * record once inbound is closed, and Grizzly hands bytes an engine did not consume back to it
+     * as the next input: without this, one TLS record sent after a close_notify went round on the
+     * selector thread for good, and every other connection of that thread waited.
      */
     @Override
     public NextAction handleRead(FilterChainContext ctx) throws IOException {
@@ -60,20 +63,28 @@ class ReusingSslFilter extends SSLFilter {
 
     /**
      * A closed connection's engine lets go of what it holds outside the heap (Conscrypt's, see
-     * {@link NativeEngines}), later, on the connection's own selector thread. Not here: the close
-     * event comes before the socket is closed, often from the other connection's thread, and a read
-     * of this connection may still be under way or come before the socket closes; Grizzly feeds a
-     * read that a closed engine does not consume back to the engine again and again. A task queued
-     * on the selector thread runs after the read in progress, and beside the socket's own close.
+     * {@link NativeEngines}), later, in a task on the connection's selector thread. Not at once:
+     * the close event comes before the socket is closed, often from the other connection's
+     * thread, and a read of this connection may be under way. With the same-thread strategy the
+     * task runs after that read and beside the socket's own close; with a worker strategy a read
+     * may still overlap it, which Conscrypt's engine lock and {@link #handleRead}'s rule make safe.
+     * The engine is looked up when the task runs: a first read in progress may be creating it.
+     * JDK engines hold nothing to free, so a connection with one queues no task.
      */
     @Override
     public NextAction handleClose(FilterChainContext ctx) throws IOException {
-        SSLEngine engine = SSLUtils.getSSLEngine(ctx.getConnection());
-        if (NativeEngines.holdsNativeState(engine) && ctx.getConnection() instanceof NIOConnection connection) {
-            connection.getSelectorRunner().getTransport().getSelectorHandler().enque(connection.getSelectorRunner(), () -> {
-                NativeEngines.free(engine);
-                return true;
-            }, null);
+        Connection<?> closed = ctx.getConnection();
+        SSLEngine engine = SSLUtils.getSSLEngine(closed);
+        if (engine == null || NativeEngines.holdsNativeState(engine)) {
+            SelectorRunner runner = closed instanceof NIOConnection nio ? nio.getSelectorRunner() : null;
+            if (runner == null) {
+                NativeEngines.free(SSLUtils.getSSLEngine(closed));
+            } else {
+                runner.getTransport().getSelectorHandler().enque(runner, () -> {
+                    NativeEngines.free(SSLUtils.getSSLEngine(closed));
+                    return true;
+                }, null);
+            }
         }
         return super.handleClose(ctx);
     }

@@ -2,6 +2,8 @@ package io.kodiak.tls;
 
 import org.glassfish.grizzly.ssl.SSLEngineConfigurator;
 import org.glassfish.grizzly.ssl.SSLFilter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
@@ -12,9 +14,11 @@ import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509ExtendedTrustManager;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
+import java.security.Provider;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * TLS for a listener: one JSSE context whose key manager picks the certificate by SNI, and the
@@ -23,6 +27,7 @@ import java.util.List;
  * configured.
  */
 public final class ServerTls {
+    private static final Logger LOG = LoggerFactory.getLogger(ServerTls.class);
     /**
      * A client-initiated renegotiation makes Grizzly's SSLFilter run a blocking handshake on the
      * selector thread, with no time limit by default: one silent client would stop every
@@ -55,15 +60,20 @@ public final class ServerTls {
         try {
             ClientCaTrust clientCas = settings.clientAuth() == TlsSettings.ClientAuth.NONE ? null
                     : new ClientCaTrust(trust(settings));
-            java.security.Provider provider = settings.provider().instance();
+            Provider provider = settings.provider().instance();
             SSLContext context = provider == null ? SSLContext.getInstance("TLS") : SSLContext.getInstance("TLS", provider);
             context.init(new KeyManager[] {keys}, clientCas == null ? null : new TrustManager[] {clientCas}, null);
             // Only the configured suites this provider knows: Conscrypt (BoringSSL) has no DHE.
-            java.util.Set<String> supported = java.util.Set.of(context.getSupportedSSLParameters().getCipherSuites());
+            Set<String> supported = Set.of(context.getSupportedSSLParameters().getCipherSuites());
             List<String> ciphers = settings.ciphers().stream().filter(supported::contains).toList();
             if (ciphers.isEmpty()) {
                 throw new PemMaterial.Unusable("none of the configured cipher suites is supported by the "
                         + settings.provider().configName() + " provider");
+            }
+            if (ciphers.size() < settings.ciphers().size()) {
+                List<String> dropped = settings.ciphers().stream().filter(c -> !supported.contains(c)).toList();
+                LOG.warn("tls ciphers {} are not offered: the {} provider does not have them", dropped,
+                        settings.provider().configName());
             }
             TlsSettings usable = new TlsSettings(settings.certificate(), settings.key(), settings.sni(), settings.protocols(),
                     ciphers, settings.clientAuth(), settings.clientCa(), settings.provider());

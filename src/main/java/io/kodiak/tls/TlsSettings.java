@@ -1,5 +1,7 @@
 package io.kodiak.tls;
 
+import org.conscrypt.Conscrypt;
+
 import java.nio.file.Path;
 import java.util.List;
 
@@ -42,19 +44,31 @@ public record TlsSettings(Path certificate, Path key, List<Sni> sni, List<String
         }
 
         /**
-         * False where the provider cannot run: Conscrypt's jar carries BoringSSL built for x86_64
-         * Linux, macOS and Windows (and 32-bit Windows) only.
+         * False where the provider cannot run: Conscrypt's jar carries BoringSSL for x86_64 Linux
+         * (glibc), x86_64 macOS and Windows only, and unpacks it into java.io.tmpdir, which must
+         * allow executing it.
          */
         public boolean available() {
-            return this != CONSCRYPT || org.conscrypt.Conscrypt.isAvailable();
+            return this != CONSCRYPT || Conscrypt.isAvailable();
+        }
+
+        /** Why {@link #available()} is false, as the provider reports it. */
+        public String unavailableBecause() {
+            try {
+                Conscrypt.checkAvailability();
+                return "available";
+            } catch (Throwable loadError) {
+                return String.valueOf(loadError.getMessage());
+            }
         }
 
         /** The JSSE provider to ask for contexts: null for the JDK's default. */
         java.security.Provider instance() throws PemMaterial.Unusable {
             if (!available()) {
-                throw new PemMaterial.Unusable("the " + configName + " provider cannot load its native library on this platform");
+                throw new PemMaterial.Unusable("the " + configName + " provider cannot load its native library here ("
+                        + unavailableBecause() + ")");
             }
-            return this == CONSCRYPT ? org.conscrypt.Conscrypt.newProvider() : null;
+            return this == CONSCRYPT ? Conscrypt.newProvider() : null;
         }
     }
 

@@ -10,6 +10,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLContext;
@@ -364,6 +366,7 @@ class TlsListenerTest {
 
     @Test
     void theConscryptProviderServesTheSameWay() throws Exception {
+        assumeTrue(TlsSettings.Provider.CONSCRYPT.available(), "Conscrypt's native library loads here");
         start("provider = conscrypt\n");
         HttpClient client = HttpClient.newBuilder().sslContext(certs.clientContext(null)).build();
         HttpResponse<String> response = client.send(HttpRequest.newBuilder(java.net.URI.create(
@@ -380,12 +383,12 @@ class TlsListenerTest {
     /**
      * Each Conscrypt engine holds a pipe (two descriptors) until it is closed both ways; Grizzly
      * never closes engines, so they stayed open until a collection ran the finalizers and a busy
-     * listener ran out of files. And a closed Conscrypt engine consumes nothing, so a close_notify
-     * read after it closed went round on a selector thread for good, starving its other connections.
+     * listener ran out of files.
      */
     @Test
-    void conscryptConnectionsGiveTheirDescriptorsBackAndTheirCloseNotifyIsNotReadForever() throws Exception {
+    void conscryptConnectionsGiveTheirDescriptorsBack() throws Exception {
         assumeTrue(Files.isDirectory(Path.of("/proc/self/fd")), "Linux /proc");
+        assumeTrue(TlsSettings.Provider.CONSCRYPT.available(), "Conscrypt's native library loads here");
         start("provider = conscrypt\n");
         long pipesBefore = openPipes();
         SSLContext context = certs.clientContext(null);
@@ -393,7 +396,7 @@ class TlsListenerTest {
             // The proxy closes first (Connection: close); then the client's close() sends its close_notify.
             try (SSLSocket socket = connect(context, "localhost")) {
                 String response = exchange(socket, "GET /close" + i + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
-                assertTrue(response.startsWith("HTTP/1.1 200"), "answered within the socket's timeout: " + response);
+                assertTrue(response.startsWith("HTTP/1.1 200"), response);
             }
             // The client closes first, with a close_notify on a connection the proxy keeps open.
             try (SSLSocket socket = connect(context, "localhost")) {
@@ -404,18 +407,22 @@ class TlsListenerTest {
                 assertEquals("ok", new String(socket.getInputStream().readNBytes(2), StandardCharsets.US_ASCII));
             }
         }
+        // No slack: nothing else in this process opens pipes, and a leak may be only a few (a
+        // collection between the connections finalizes some engines).
         Await.await(() -> openPipes() <= pipesBefore, () -> "the engines' pipes closed: " + openPipes() + " open, " + pipesBefore + " before");
     }
 
     /**
-     * Bytes after a client's close_notify: the engine is closed inbound and consumes nothing, and
-     * Grizzly handed the unconsumed bytes back to it as the next read's input, round and round on a
-     * selector thread (every connection on that thread starved). They are dropped and the
-     * connection closes; every other client is served.
+     * Bytes after a client's close_notify: the engine is closed inbound and consumes nothing (the
+     * JDK's and Conscrypt's alike), and Grizzly handed the unconsumed bytes back to it as the next
+     * read's input, round and round on a selector thread (every connection on that thread starved).
+     * They are dropped and the connection closes; every other client is served.
      */
-    @Test
-    void bytesAfterCloseNotifyAreDroppedAndTheConnectionCloses() throws Exception {
-        start("");
+    @ParameterizedTest
+    @ValueSource(strings = {"jsse", "conscrypt"})
+    void bytesAfterCloseNotifyAreDroppedAndTheConnectionCloses(String provider) throws Exception {
+        assumeTrue(TlsSettings.Provider.parse(provider).available(), provider + " loads here");
+        start("provider = " + provider + "\n");
         SSLContext context = certs.clientContext(null);
         for (int i = 0; i < 8; i++) {
             // One per selector thread at least: the proxy's selectors take connections in turn.
@@ -428,9 +435,11 @@ class TlsListenerTest {
                 // that the TLS layer hands it to the engine rather than wait for more.
                 plain.getOutputStream().write(new byte[] {0x17, 0x03, 0x03, 0x00, 0x05, 1, 2, 3, 4, 5});
                 plain.getOutputStream().flush();
-                assertEquals(-1, socket.getInputStream().read(), "the proxy closes the connection");
-            } catch (java.net.SocketException reset) {
-                // closed with the bytes unread: a reset is as good an answer
+                try {
+                    assertEquals(-1, socket.getInputStream().read(), "the proxy closes the connection");
+                } catch (java.net.SocketException reset) {
+                    // closed with the bytes unread: a reset is as good an answer
+                }
             }
         }
         for (int i = 0; i < 4; i++) {
