@@ -1,6 +1,11 @@
 package io.kodiak.listener;
 
+import io.kodiak.config.ProxyConfig.Endpoint;
+import io.kodiak.tls.TlsSettings;
 import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.List;
 
 import static io.kodiak.listener.ConnectionBudget.RESERVED_FILES;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -35,16 +40,16 @@ class ConnectionBudgetTest {
         assertEquals((20_000 - RESERVED_FILES - 1_000) / 3, ConnectionBudget.clientLimit(0, 20_000, 1_000, 3));
         assertEquals((20_000 - RESERVED_FILES) / 4, ConnectionBudget.clientLimit(0, 20_000, 9_000, 3),
                 "pools that would leave less still leave each exchange in flight its four descriptors");
-        java.nio.file.Path pem = java.nio.file.Path.of("server.pem");
-        io.kodiak.tls.TlsSettings conscrypt = new io.kodiak.tls.TlsSettings(pem, pem, java.util.List.of(), java.util.List.of(),
-                java.util.List.of(), io.kodiak.tls.TlsSettings.ClientAuth.NONE, null, io.kodiak.tls.TlsSettings.Provider.CONSCRYPT);
-        io.kodiak.tls.TlsSettings jsse = new io.kodiak.tls.TlsSettings(pem, pem, java.util.List.of(), java.util.List.of(),
-                java.util.List.of(), io.kodiak.tls.TlsSettings.ClientAuth.NONE, null, io.kodiak.tls.TlsSettings.Provider.JSSE);
-        assertEquals(1, ConnectionBudget.filesPerClient(java.util.List.of(
-                new io.kodiak.config.ProxyConfig.Endpoint("proxy.listener", "127.0.0.1", 80, null),
-                new io.kodiak.config.ProxyConfig.Endpoint("proxy.listeners[0]", "127.0.0.1", 443, jsse))));
-        assertEquals(3, ConnectionBudget.filesPerClient(java.util.List.of(
-                new io.kodiak.config.ProxyConfig.Endpoint("proxy.listener", "127.0.0.1", 80, null),
-                new io.kodiak.config.ProxyConfig.Endpoint("proxy.listeners[0]", "127.0.0.1", 443, conscrypt))));
+        Path pem = Path.of("server.pem");
+        TlsSettings conscrypt = new TlsSettings(pem, pem, List.of(), List.of(),
+                List.of(), TlsSettings.ClientAuth.NONE, null, TlsSettings.Provider.CONSCRYPT);
+        TlsSettings jsse = new TlsSettings(pem, pem, List.of(), List.of(),
+                List.of(), TlsSettings.ClientAuth.NONE, null, TlsSettings.Provider.JSSE);
+        assertEquals(1, ConnectionBudget.filesPerClient(List.of(
+                new Endpoint("proxy.listener", "127.0.0.1", 80, null),
+                new Endpoint("proxy.listeners[0]", "127.0.0.1", 443, jsse))));
+        assertEquals(3, ConnectionBudget.filesPerClient(List.of(
+                new Endpoint("proxy.listener", "127.0.0.1", 80, null),
+                new Endpoint("proxy.listeners[0]", "127.0.0.1", 443, conscrypt))));
     }
 }
