@@ -16,6 +16,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Reads proxy.listener.tls: present, the listener speaks TLS. Every certificate and key is loaded
@@ -65,16 +66,9 @@ final class TlsReader {
         List<TlsSettings.Sni> sni = sni(at + ".sni");
         List<String> protocols = list(at + ".protocols", PROTOCOLS, PROTOCOLS, "TLSv1.3 and/or TLSv1.2 (nothing older is accepted)");
         List<String> ciphers = list(at + ".ciphers", CIPHERS, supportedSuites(), "cipher suites this JDK supports, in its names");
-        TlsSettings.ClientAuth auth = TlsSettings.ClientAuth.NONE;
+        TlsSettings.ClientAuth auth = choice(at + ".client-auth", TlsSettings.ClientAuth::parse, "none, optional or required",
+                TlsSettings.ClientAuth.NONE, "none");
         Path clientCa = null;
-        if (keys.has(at + ".client-auth")) {
-            String text = keys.read(at + ".client-auth", root::getString, "none, optional or required", "none");
-            auth = TlsSettings.ClientAuth.parse(text);
-            if (auth == null) {
-                keys.problem(at + ".client-auth", keys.render(at + ".client-auth"), "none, optional or required");
-                auth = TlsSettings.ClientAuth.NONE;
-            }
-        }
         if (auth != TlsSettings.ClientAuth.NONE) {
             clientCa = file(at + ".client-ca");
             if (clientCa != null) {
@@ -87,24 +81,34 @@ final class TlsReader {
                 }
             }
         }
-        TlsSettings.Provider provider = TlsSettings.Provider.JSSE;
-        if (keys.has(at + ".provider")) {
-            String text = keys.read(at + ".provider", root::getString, "jsse or conscrypt", "jsse");
-            provider = TlsSettings.Provider.parse(text);
-            if (provider == null) {
-                keys.problem(at + ".provider", keys.render(at + ".provider"), "jsse or conscrypt");
-                provider = TlsSettings.Provider.JSSE;
-            } else if (!provider.available()) {
-                keys.problem(at + ".provider", keys.render(at + ".provider"), "jsse (Conscrypt's native library does not"
-                        + " load here: " + provider.unavailableBecause() + "; its jar has builds for x86_64 Linux with glibc,"
-                        + " macOS and Windows)");
-                provider = TlsSettings.Provider.JSSE;
-            }
+        TlsSettings.Provider provider = choice(at + ".provider", TlsSettings.Provider::parse, "jsse or conscrypt",
+                TlsSettings.Provider.JSSE, "jsse");
+        if (!provider.available()) {
+            keys.problem(at + ".provider", keys.render(at + ".provider"), "jsse (Conscrypt's native library does not"
+                    + " load here: " + provider.unavailableBecause() + "; its jar has builds for x86_64 Linux with glibc,"
+                    + " macOS and Windows)");
+            provider = TlsSettings.Provider.JSSE;
         }
         if (certificate == null || key == null) {
             return null;
         }
         return new TlsSettings(certificate, key, sni, protocols, ciphers, auth, clientCa, provider);
+    }
+
+    /**
+     * One of a few names at {@code key}: its value, or {@code absent} (named {@code absentName})
+     * when the key is absent or, with a problem noted, not a string or not one of the names.
+     */
+    private <E> E choice(String key, Function<String, E> parse, String expected, E absent, String absentName) {
+        if (!keys.has(key)) {
+            return absent;
+        }
+        E value = parse.apply(keys.read(key, keys.config()::getString, expected, absentName));
+        if (value == null) {
+            keys.problem(key, keys.render(key), expected);
+            return absent;
+        }
+        return value;
     }
 
     /**
