@@ -72,7 +72,7 @@ public final class ServerTls {
             }
             if (ciphers.size() < settings.ciphers().size()) {
                 List<String> dropped = settings.ciphers().stream().filter(c -> !supported.contains(c)).toList();
-                LOG.warn("tls ciphers {} are not offered: the {} provider does not have them", dropped,
+                LOG.info("tls ciphers {} are not offered: the {} provider does not have them", dropped,
                         settings.provider().configName());
             }
             TlsSettings usable = new TlsSettings(settings.certificate(), settings.key(), settings.sni(), settings.protocols(),
