@@ -173,4 +173,69 @@ class TlsUpstreamTest {
         assertEquals(502, get("/plain/m").statusCode());
         assertEquals(1, served.get());
     }
+
+    /**
+     * An upstream that answers, then sends its close_notify and one more TLS record on the pooled
+     * connection: the engine, closed inbound, consumes nothing, and Grizzly handed the record back
+     * to it for good on Kodiak's selector thread. The connection is closed instead, and every
+     * later request is served (on new connections, each ended the same way).
+     */
+    @Test
+    void anUpstreamSendingARecordAfterItsCloseNotifyFreezesNothing() throws Exception {
+        SSLContext context = certs.serverContext(certs.leaf("hostile", Duration.ofDays(30), "localhost"));
+        try (java.net.ServerSocket listening = new java.net.ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            Thread acceptor = new Thread(() -> {
+                while (!listening.isClosed()) {
+                    try {
+                        java.net.Socket plain = listening.accept();
+                        Thread connection = new Thread(() -> answerThenCloseNotifyThenARecord(context, plain));
+                        connection.setDaemon(true);
+                        connection.start();
+                    } catch (IOException closed) {
+                        return;
+                    }
+                }
+            });
+            acceptor.setDaemon(true);
+            acceptor.start();
+            proxy = ProxyHarness.start("proxy.routes = [ { prefix = \"/\", upstream = \"https://localhost:"
+                    + listening.getLocalPort() + "/\" } ]\nproxy.upstream.tls { " + trustCa() + " }\n");
+            HttpClient bounded = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+            for (int i = 0; i < 8; i++) {
+                HttpResponse<String> response = bounded.send(HttpRequest.newBuilder(proxy.uri("/r" + i))
+                        .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+                assertEquals(200, response.statusCode(), response.body());
+                assertEquals("ok", response.body());
+            }
+        }
+    }
+
+    /** The hostile upstream's side of one connection: one answer, close_notify, a record, then silence. */
+    private static void answerThenCloseNotifyThenARecord(SSLContext context, java.net.Socket plain) {
+        try (plain; javax.net.ssl.SSLSocket tls = (javax.net.ssl.SSLSocket) context.getSocketFactory()
+                .createSocket(plain, null, plain.getPort(), false)) {
+            tls.setUseClientMode(false);
+            java.io.InputStream in = tls.getInputStream();
+            StringBuilder head = new StringBuilder();
+            while (!head.toString().endsWith("\r\n\r\n")) {
+                int b = in.read();
+                if (b < 0) {
+                    return;
+                }
+                head.append((char) b);
+            }
+            OutputStream out = tls.getOutputStream();
+            out.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            tls.shutdownOutput();   // TLS 1.3 close_notify
+            plain.getOutputStream().write(new byte[] {0x17, 0x03, 0x03, 0x00, 0x05, 1, 2, 3, 4, 5});
+            plain.getOutputStream().flush();
+            plain.setSoTimeout(10_000);
+            while (plain.getInputStream().read() >= 0) {
+                // until Kodiak closes (or the timeout)
+            }
+        } catch (IOException gone) {
+            // Kodiak closed the connection
+        }
+    }
 }
