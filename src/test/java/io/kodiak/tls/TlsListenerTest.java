@@ -403,7 +403,7 @@ class TlsListenerTest {
                 socket.getOutputStream().write(("GET /keep" + i + " HTTP/1.1\r\nHost: localhost\r\n\r\n")
                         .getBytes(StandardCharsets.US_ASCII));
                 socket.getOutputStream().flush();
-                assertTrue(readHead(socket).startsWith("HTTP/1.1 200"), "keep-alive answer " + i);
+                assertTrue(TlsTalk.readHead(socket.getInputStream()).startsWith("HTTP/1.1 200"), "keep-alive answer " + i);
                 assertEquals("ok", new String(socket.getInputStream().readNBytes(2), StandardCharsets.US_ASCII));
             }
         }
@@ -448,20 +448,6 @@ class TlsListenerTest {
                 assertTrue(response.startsWith("HTTP/1.1 200"), "served after them: " + response);
             }
         }
-    }
-
-    /** Reads a response head, and no further. */
-    private static String readHead(SSLSocket socket) throws IOException {
-        java.io.InputStream in = socket.getInputStream();
-        StringBuilder head = new StringBuilder();
-        while (!head.toString().endsWith("\r\n\r\n")) {
-            int b = in.read();
-            if (b < 0) {
-                break;
-            }
-            head.append((char) b);
-        }
-        return head.toString();
     }
 
     /** Pipes this process holds open: what each live Conscrypt engine keeps. */

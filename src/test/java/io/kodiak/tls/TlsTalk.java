@@ -22,4 +22,17 @@ final class TlsTalk {
         }
         return response.toString();
     }
+
+    /** Reads up to and including the blank line that ends a head, and no further; less if the stream ends first. */
+    static String readHead(InputStream in) throws IOException {
+        StringBuilder head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            int b = in.read();
+            if (b < 0) {
+                break;
+            }
+            head.append((char) b);
+        }
+        return head.toString();
+    }
 }

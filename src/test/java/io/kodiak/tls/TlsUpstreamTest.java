@@ -215,14 +215,8 @@ class TlsUpstreamTest {
         try (plain; javax.net.ssl.SSLSocket tls = (javax.net.ssl.SSLSocket) context.getSocketFactory()
                 .createSocket(plain, null, plain.getPort(), false)) {
             tls.setUseClientMode(false);
-            java.io.InputStream in = tls.getInputStream();
-            StringBuilder head = new StringBuilder();
-            while (!head.toString().endsWith("\r\n\r\n")) {
-                int b = in.read();
-                if (b < 0) {
-                    return;
-                }
-                head.append((char) b);
+            if (!TlsTalk.readHead(tls.getInputStream()).endsWith("\r\n\r\n")) {
+                return;
             }
             OutputStream out = tls.getOutputStream();
             out.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".getBytes(StandardCharsets.US_ASCII));
