@@ -43,6 +43,8 @@ final class ClientConnection implements ClientSide {
      *   BODY --body read--> WAIT        BODY --exchange ended first--> DISCARD | CLOSING
      *   WAIT --exchange ended--> HEAD | CLOSING      WAIT --101--> TUNNEL --either side closed--> CLOSING
      *   DISCARD --body read--> HEAD
+     *   HEAD | BODY | DISCARD | TUNNEL --client's input ended, nothing held--> CLOSING
+     *   (in WAIT, or with bytes held, the input's end closes the connection after the last answer)
      * </pre>
      */
     enum State {
@@ -86,6 +88,12 @@ final class ClientConnection implements ClientSide {
     private int requests;
     private long discardLeft;
     /**
+     * The client sends no more: it shut down its sending side (a TCP half-close with
+     * client-half-close = "answer", a TLS 1.3 close_notify). What it sent is still served; the
+     * connection closes after the last answer.
+     */
+    private volatile boolean inputEnded;
+    /**
      * An exchange whose request has a body, not asked for its upstream connection until the body
      * bytes that came with the head were taken: then the head and those bytes leave in one write.
      * Only the reading thread touches it.
@@ -111,7 +119,68 @@ final class ClientConnection implements ClientSide {
             // and another thread may already be reading on this connection (it resumed the read).
             startPending();
         }
+        if (settings.tls()) {
+            noticeCloseNotify();
+        }
+        closeIfNothingLeft();
         return action;
+    }
+
+    /**
+     * The client will send nothing more: it shut down the sending side of its TCP connection
+     * ({@link io.kodiak.transport.HalfCloseTransportFilter}, on a listener with
+     * client-half-close = "answer"; a TLS close_notify is {@link #noticeCloseNotify}):
+     * a request it sent whole is still answered, as the service behind the proxy would answer it
+     * (and HAProxy does; nginx drops it, 499); then the connection closes. Idle, or with a request
+     * cut short (its head or body incomplete), the connection closes now, and an exchange whose
+     * request body was cut short ends as when the client closes.
+     */
+    void onInputEnded() {
+        synchronized (this) {
+            inputEnded = true;
+        }
+        closeIfNothingLeft();
+    }
+
+    /**
+     * TLS: the client's close_notify ends its input. TLS 1.3 lets a client close only its sending
+     * side and the engine can still send, so it is a half-close; the end of the TCP stream that
+     * usually follows (the JDK's shutdownOutput sends both, and so does a client that leaves) is
+     * then read as client-half-close says. With TLS 1.2 the engine answers with its own
+     * close_notify and can send nothing more: the client is gone, and its exchange ends now
+     * instead of when its answer fails to go out.
+     */
+    private void noticeCloseNotify() {
+        SSLEngine engine = SSLUtils.getSSLEngine(connection);
+        if (engine == null || !engine.isInboundDone()) {
+            return;
+        }
+        boolean gone = engine.isOutboundDone();
+        synchronized (this) {
+            inputEnded = true;
+            if (!gone || state == State.CLOSING) {
+                return;
+            }
+            state = State.CLOSING;
+        }
+        closeNow();
+    }
+
+    /**
+     * After the client's input ended: closes unless a request is still to be answered (WAIT) or
+     * read (bytes held back while an exchange runs).
+     */
+    private void closeIfNothingLeft() {
+        if (!inputEnded) {
+            return;
+        }
+        synchronized (this) {
+            if (!inputEnded || held != null || state == State.WAIT || state == State.CLOSING) {
+                return;
+            }
+            state = State.CLOSING;
+        }
+        closeNow();
     }
 
     /** Asks the pool for the connection of an exchange whose first body bytes have been taken. */
@@ -420,7 +489,8 @@ final class ClientConnection implements ClientSide {
 
     @Override
     public synchronized boolean mayKeepAlive() {
-        return settings.persistentConnections()
+        // Once the client's input ended, only a request it already sent (held) keeps the connection.
+        return settings.persistentConnections() && (!inputEnded || held != null)
                 && (settings.maxRequestsPerConnection() < 0 || requests < settings.maxRequestsPerConnection());
     }
 
@@ -452,7 +522,7 @@ final class ClientConnection implements ClientSide {
             }
             current = null;
             resumedEarly = false;
-            close = !keepAlive || state == State.CLOSING || state == State.TUNNEL;
+            close = !keepAlive || state == State.CLOSING || state == State.TUNNEL || inputEnded && held == null;
             if (close) {
                 state = State.CLOSING;
             } else if (state == State.BODY) {

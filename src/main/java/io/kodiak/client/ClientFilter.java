@@ -1,17 +1,19 @@
 package io.kodiak.client;
 
 import io.kodiak.exchange.Admission;
+import io.kodiak.transport.HalfCloseTransportFilter;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.Grizzly;
 import org.glassfish.grizzly.attributes.Attribute;
 import org.glassfish.grizzly.filterchain.BaseFilter;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
+import org.glassfish.grizzly.filterchain.FilterChainEvent;
 import org.glassfish.grizzly.filterchain.NextAction;
 
 import java.io.IOException;
 
 /**
- * Kodiak's HTTP/1.1 server side on the client transport, right above Grizzly's TransportFilter:
+ * Kodiak's HTTP/1.1 server side on the client transport, right above the transport filter:
  * it hands each connection's reads to its {@link ClientConnection}, which parses requests with
  * Kodiak's own codec and starts their exchanges. Responses are written straight to the
  * connection as bytes.
@@ -46,6 +48,21 @@ public final class ClientFilter extends BaseFilter {
             return ctx.getStopAction();
         }
         return client.onRead(ctx);
+    }
+
+    /** The client shut down its sending side ({@link HalfCloseTransportFilter}). */
+    @Override
+    public NextAction handleEvent(FilterChainContext ctx, FilterChainEvent event) throws IOException {
+        if (event.type() != HalfCloseTransportFilter.InputEnded.TYPE) {
+            return ctx.getInvokeAction();
+        }
+        ClientConnection client = STATE.get(ctx.getConnection());
+        if (client == null) {
+            ctx.getConnection().closeSilently();
+        } else {
+            client.onInputEnded();
+        }
+        return ctx.getStopAction();
     }
 
     @Override

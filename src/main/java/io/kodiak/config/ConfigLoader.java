@@ -95,10 +95,12 @@ public final class ConfigLoader {
         long bodySize = keys.sizeOrUnlimited("proxy.listener.max-body-size");
         int maxConnections = keys.intInRange("proxy.listener.max-connections", 0, 1_000_000,
                 "0 (derived from the open-file limit) or a connection count up to 1000000");
+        ClientHalfClose halfClose = keys.choice("proxy.listener.client-half-close", ClientHalfClose::parse,
+                ClientHalfClose.allNames(), ClientHalfClose.ABORT.configName(), ClientHalfClose.ABORT);
 
         ProxyConfig.Listener listener = new ProxyConfig.Listener(host, port,
                 selectors == 0 ? cores : selectors, workers == 0 ? cores * 2 : workers, strategy,
-                persistent, idle, maxRequests, (int) headerSize, bodySize, maxConnections,
+                persistent, idle, maxRequests, (int) headerSize, bodySize, maxConnections, halfClose,
                 new TlsReader(keys, warnings).read("proxy.listener.tls"));
 
         ProxyConfig.Upstream upstream = new ProxyConfig.Upstream(

@@ -52,7 +52,8 @@ public record ProxyConfig(Listener listener, List<Endpoint> moreListeners, List<
      */
     public record Listener(String host, int port, int selectorThreads, int workerThreads, IoStrategyName ioStrategy,
                            boolean persistentConnections, Duration idleTimeout, int maxRequestsPerConnection,
-                           int maxHeaderSize, long maxBodySize, int maxConnections, TlsSettings tls) {
+                           int maxHeaderSize, long maxBodySize, int maxConnections, ClientHalfClose clientHalfClose,
+                           TlsSettings tls) {
     }
 
     /** {@code tls}: how https:// servers are spoken to. */

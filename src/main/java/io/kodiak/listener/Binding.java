@@ -3,6 +3,7 @@ package io.kodiak.listener;
 import io.kodiak.client.ClientFilter;
 import io.kodiak.client.ClientSettings;
 import io.kodiak.client.IdleClock;
+import io.kodiak.config.ClientHalfClose;
 import io.kodiak.config.ProxyConfig;
 import io.kodiak.exchange.Admission;
 import io.kodiak.tls.CertificateWatch;
@@ -10,9 +11,10 @@ import io.kodiak.tls.PemMaterial;
 import io.kodiak.tls.CertificateNames;
 import io.kodiak.tls.ServerTls;
 import io.kodiak.tls.TlsObserver;
+import io.kodiak.transport.HalfCloseTransportFilter;
+import org.glassfish.grizzly.filterchain.TransportFilter;
 import org.glassfish.grizzly.filterchain.FilterChain;
 import org.glassfish.grizzly.filterchain.FilterChainBuilder;
-import org.glassfish.grizzly.filterchain.TransportFilter;
 import org.glassfish.grizzly.nio.transport.TCPNIOBindingHandler;
 import org.glassfish.grizzly.nio.transport.TCPNIOServerConnection;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
@@ -23,7 +25,7 @@ import java.net.InetSocketAddress;
 import java.util.Objects;
 
 /**
- * One listening address: its chain (TransportFilter, TLS where configured, Kodiak's server side),
+ * One listening address: its chain (the transport, TLS where configured, Kodiak's server side),
  * its certificate watch, and once bound, its socket. A reload that changes an address's settings
  * makes a new Binding that takes over the socket ({@link #takeOver}): connections accepted from
  * then on get the new chain, those already open keep the one they were accepted with.
@@ -50,7 +52,10 @@ final class Binding {
             throws PemMaterial.Unusable {
         this.endpoint = endpoint;
         this.client = client;
-        FilterChainBuilder builder = FilterChainBuilder.stateless().add(new TransportFilter());
+        // Grizzly's transport filter closes a connection when its client's input ends; this one
+        // lets a half-closed client's request be answered.
+        FilterChainBuilder builder = FilterChainBuilder.stateless()
+                .add(client.answerHalfClosed() ? new HalfCloseTransportFilter() : new TransportFilter());
         if (endpoint.tls() != null) {
             // TLS under Kodiak's codec: the codec reads and writes plain bytes either way.
             tls = sameTls != null ? sameTls.tls : serverTls(endpoint);
@@ -87,6 +92,7 @@ final class Binding {
     private static ClientSettings clientSettings(ProxyConfig.Endpoint endpoint, ProxyConfig.Listener settings) {
         return new ClientSettings(settings.maxHeaderSize(), settings.persistentConnections(),
                 settings.maxRequestsPerConnection(), Math.max(1, settings.idleTimeout().toSeconds()) * 1000L,
+                settings.clientHalfClose() == ClientHalfClose.ANSWER,
                 endpoint.tls() != null, CertificateNames.of(endpoint.tls()));
     }
 

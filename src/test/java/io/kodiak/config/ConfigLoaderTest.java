@@ -93,6 +93,12 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void unknownClientHalfClose() {
+        assertProblem(rejected("proxy.listener.client-half-close = ignore"), "proxy.listener.client-half-close", "ignore",
+                "abort, answer");
+    }
+
+    @Test
     void unknownMemoryManager() {
         assertProblem(rejected("proxy.buffers.memory-manager = direct"), "proxy.buffers.memory-manager", "direct",
                 "heap, exact, pooled");

@@ -80,6 +80,11 @@ public final class TestTls {
         return over(new Socket("127.0.0.1", port), port);
     }
 
+    /** As {@link #connect(int)}, a TLS client limited to {@code protocols} (when TLS is on). */
+    public static Socket connect(int port, String... protocols) throws IOException {
+        return over(new Socket("127.0.0.1", port), port, protocols);
+    }
+
     /**
      * As {@link #connect(int)}, with a receive buffer of {@code receiveBuffer} bytes set before
      * connecting (so it bounds the TCP window): a client that stops reading stops the proxy's
@@ -92,7 +97,7 @@ public final class TestTls {
         return over(plain, port);
     }
 
-    private static Socket over(Socket plain, int port) throws IOException {
+    private static Socket over(Socket plain, int port, String... protocols) throws IOException {
         if (!ON) {
             return plain;
         }
@@ -100,6 +105,9 @@ public final class TestTls {
             // The timeout RawHttp uses, here before the handshake: a stuck listener fails the test.
             plain.setSoTimeout(20_000);
             SSLSocket socket = (SSLSocket) material().client().getSocketFactory().createSocket(plain, "127.0.0.1", port, true);
+            if (protocols.length > 0) {
+                socket.setEnabledProtocols(protocols);
+            }
             socket.startHandshake();
             return socket;
         } catch (IOException | RuntimeException e) {
