@@ -7,6 +7,8 @@ import io.kodiak.support.ScriptedUpstream;
 import io.kodiak.support.TestTls;
 import io.kodiak.support.TestUpstream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.net.Socket;
@@ -44,10 +46,13 @@ class HalfCloseTest {
         return raw;
     }
 
-    @Test
-    void aRequestSentWholeIsAnsweredAfterTheClientStopsSending() throws Exception {
+    /** Under each strategy: with a worker pool the read that meets the end runs off the selector thread. */
+    @ParameterizedTest
+    @ValueSource(strings = {"same-thread", "worker-thread"})
+    void aRequestSentWholeIsAnsweredAfterTheClientStopsSending(String ioStrategy) throws Exception {
         try (TestUpstream upstream = TestUpstream.start();
-             ProxyHarness proxy = ProxyHarness.forUpstream(upstream.url("/"), ANSWER);
+             ProxyHarness proxy = ProxyHarness.forUpstream(upstream.url("/"),
+                     ANSWER + "proxy.listener.io-strategy = " + ioStrategy + "\n");
              // The upstream answers 300 ms later: the end of the client's input is read long before.
              RawHttp raw = sendAndHalfClose(proxy.port(), "GET /slow/300 HTTP/1.1\r\nHost: a\r\n\r\n")) {
             RawHttp.Response response = raw.read();
