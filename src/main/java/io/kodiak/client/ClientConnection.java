@@ -44,7 +44,8 @@ final class ClientConnection implements ClientSide {
      *   WAIT --exchange ended--> HEAD | CLOSING      WAIT --101--> TUNNEL --either side closed--> CLOSING
      *   DISCARD --body read--> HEAD
      *   HEAD | BODY | DISCARD | TUNNEL --client's input ended, nothing held--> CLOSING
-     *   (in WAIT, or with bytes held, the input's end closes the connection after the last answer)
+     *   (in WAIT, or with bytes held, the input's end closes the connection after the last answer;
+     *   a 101 that comes after it closes the connection instead of opening a tunnel)
      * </pre>
      */
     enum State {
@@ -122,7 +123,11 @@ final class ClientConnection implements ClientSide {
         if (settings.tls()) {
             noticeCloseNotify();
         }
-        closeIfNothingLeft();
+        if (action != ctx.getSuspendAction()) {
+            // After a suspend, the thread that resumes the held read may be reading already, from
+            // a state this one no longer sees: that read ends with this check instead.
+            closeIfNothingLeft();
+        }
         return action;
     }
 
@@ -146,9 +151,10 @@ final class ClientConnection implements ClientSide {
      * TLS: the client's close_notify ends its input. TLS 1.3 lets a client close only its sending
      * side and the engine can still send, so it is a half-close; the end of the TCP stream that
      * usually follows (the JDK's shutdownOutput sends both, and so does a client that leaves) is
-     * then read as client-half-close says. With TLS 1.2 the engine answers with its own
-     * close_notify and can send nothing more: the client is gone, and its exchange ends now
-     * instead of when its answer fails to go out.
+     * then read as client-half-close says. With TLS 1.2, and with Conscrypt's engine whatever the
+     * version, the engine closes both ways and can send nothing more: the client is gone, and its
+     * exchange ends now instead of when its answer fails to go out. (The engine's lock, taken per
+     * read here, is uncontended but for a write on the upstream's thread.)
      */
     private void noticeCloseNotify() {
         SSLEngine engine = SSLUtils.getSSLEngine(connection);
@@ -497,15 +503,21 @@ final class ClientConnection implements ClientSide {
     @Override
     public void switchToTunnel(Exchange exchange) {
         FilterChainContext ctx;
+        boolean ended;
         synchronized (this) {
             if (current != exchange || state == State.CLOSING) {
                 return;
             }
-            state = State.TUNNEL;
             ctx = held;
             held = null;
+            // The client's input ended before the 101, with nothing of it left to relay: a tunnel
+            // ends when either side's input does (the upstream is not told of a half-close).
+            ended = inputEnded && ctx == null;
+            state = ended ? State.CLOSING : State.TUNNEL;
         }
-        if (ctx != null) {
+        if (ended) {
+            closeNow();
+        } else if (ctx != null) {
             // Bytes the client sent ahead of the 101 belong to the new protocol.
             ctx.resume();
         }

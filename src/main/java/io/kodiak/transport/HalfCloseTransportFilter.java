@@ -51,7 +51,8 @@ public final class HalfCloseTransportFilter extends TransportFilter {
                 buffer = TCPNIOUtils.allocateAndReadBuffer(connection);
             } catch (EOFException end) {
                 // How it reports the end of the stream alone: a failed read (a reset, say) comes
-                // as the socket's own IOException and closes the connection as before.
+                // as the socket's own IOException, which closes the connection (through the
+                // chain's exceptionOccurred: a graceful close, where Grizzly's read closed at once).
                 return inputEnded(ctx);
             }
         } else if (buffer.hasRemaining() && TCPNIOUtils.readBuffer(connection, buffer) < 0) {

@@ -123,6 +123,19 @@ class HalfCloseTest {
     }
 
     @Test
+    void anUpgradeAnsweredAfterTheClientStoppedSendingOpensNoTunnel() throws Exception {
+        String switching = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n";
+        try (ScriptedUpstream upstream = new ScriptedUpstream(i -> switching, false);
+             // idle-timeout far beyond the socket's 20 s read timeout: only the rule can close it.
+             ProxyHarness proxy = ProxyHarness.forUpstream(upstream.url("/"), ANSWER + "proxy.listener.idle-timeout = 300s\n");
+             RawHttp raw = sendAndHalfClose(proxy.port(),
+                     "GET /ws HTTP/1.1\r\nHost: a\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")) {
+            // Whatever of the 101 arrives, the connection then closes: a tunnel would wait for the upstream.
+            assertTrue(raw.drainedToTheEnd(), "the connection stayed open");
+        }
+    }
+
+    @Test
     void byDefaultTheRequestIsDroppedAndItsUpstreamConnectionClosed() throws Exception {
         assertDroppedWhenTheClientStopsSending("");
     }

@@ -189,6 +189,21 @@ public final class RawHttp implements AutoCloseable {
         }
     }
 
+    /** Reads and drops everything until the proxy closes: true at the end of the stream (or a reset), false on the socket timeout. */
+    public boolean drainedToTheEnd() {
+        byte[] sink = new byte[4096];
+        try {
+            while (in.read(sink) != -1) {
+                // dropped
+            }
+            return true;
+        } catch (SocketTimeoutException stillOpen) {
+            return false;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
     /** True when nothing arrives and the connection stays open for {@code millis}; a byte that does arrive is consumed. */
     public boolean quietFor(int millis) throws IOException {
         int timeout = socket.getSoTimeout();
