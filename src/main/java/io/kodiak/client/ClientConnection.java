@@ -141,9 +141,7 @@ final class ClientConnection implements ClientSide {
      * request body was cut short ends as when the client closes.
      */
     void onInputEnded() {
-        synchronized (this) {
-            inputEnded = true;
-        }
+        inputEnded = true;
         closeIfNothingLeft();
     }
 
@@ -181,7 +179,7 @@ final class ClientConnection implements ClientSide {
             return;
         }
         synchronized (this) {
-            if (!inputEnded || held != null || state == State.WAIT || state == State.CLOSING) {
+            if (held != null || state == State.WAIT || state == State.CLOSING) {
                 return;
             }
             state = State.CLOSING;
