@@ -93,13 +93,17 @@ class TlsListenerTest {
         return TlsTalk.exchange(socket, request);
     }
 
+    /** POSTs {@code body} to {@code path} with the JDK's HTTP client over HTTPS, trusting the test CA. */
+    private HttpResponse<String> post(String path, String body) throws IOException, InterruptedException {
+        HttpClient client = HttpClient.newBuilder().sslContext(certs.clientContext(null)).build();
+        return client.send(HttpRequest.newBuilder(java.net.URI.create("https://localhost:" + proxy.port() + path))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
     @Test
     void httpsRequestsAreForwardedWithXForwardedProtoHttps() throws Exception {
         start("");
-        HttpClient client = HttpClient.newBuilder().sslContext(certs.clientContext(null)).build();
-        HttpResponse<String> response = client.send(HttpRequest.newBuilder(java.net.URI.create(
-                "https://localhost:" + proxy.port() + "/hello")).POST(HttpRequest.BodyPublishers.ofString("over tls")).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = post("/hello", "over tls");
         assertEquals(200, response.statusCode());
         assertEquals("over tls", response.body());
         assertEquals("https", upstream.received().get(0).header("X-Forwarded-Proto"));
@@ -368,10 +372,7 @@ class TlsListenerTest {
     void theConscryptProviderServesTheSameWay() throws Exception {
         assumeTrue(TlsSettings.Provider.CONSCRYPT.available(), "Conscrypt's native library loads here");
         start("provider = conscrypt\n");
-        HttpClient client = HttpClient.newBuilder().sslContext(certs.clientContext(null)).build();
-        HttpResponse<String> response = client.send(HttpRequest.newBuilder(java.net.URI.create(
-                "https://localhost:" + proxy.port() + "/c")).POST(HttpRequest.BodyPublishers.ofString("boring")).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = post("/c", "boring");
         assertEquals(200, response.statusCode());
         assertEquals("boring", response.body());
         try (SSLSocket socket = connect(certs.clientContext(null), "api.example.com")) {
