@@ -94,7 +94,7 @@ class TlsListenerTest {
     }
 
     /** POSTs {@code body} to {@code path} with the JDK's HTTP client over HTTPS, trusting the test CA. */
-    private HttpResponse<String> post(String path, String body) throws IOException, InterruptedException {
+    private HttpResponse<String> post(String path, String body) throws Exception {
         HttpClient client = HttpClient.newBuilder().sslContext(certs.clientContext(null)).build();
         return client.send(HttpRequest.newBuilder(java.net.URI.create("https://localhost:" + proxy.port() + path))
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
