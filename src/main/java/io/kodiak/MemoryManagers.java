@@ -1,9 +1,9 @@
 package io.kodiak;
 
 import io.kodiak.config.MemoryManagerName;
+import io.kodiak.transport.PooledBuffers;
 import io.kodiak.transport.UnpooledHeapMemoryManager;
 import org.glassfish.grizzly.memory.MemoryManager;
-import org.glassfish.grizzly.memory.PooledMemoryManager;
 
 /**
  * The one memory manager both transports share. Shared because a buffer read on one side is
@@ -24,11 +24,13 @@ final class MemoryManagers {
             // Each read copied into an array of its own size (see UnpooledHeapMemoryManager).
             case EXACT -> new UnpooledHeapMemoryManager();
             // Shared pools of 1, 4, 16 and 64 KiB buffers (3 % of the maximum heap, allocated up
-            // front); a written buffer goes back to its pool from whichever thread releases it.
-            // The 1 KiB pool is Kodiak's: Grizzly's smallest is 4 KiB, and every exchange in
-            // flight holds its request and response header buffers, a few hundred bytes each.
-            case POOLED -> new PooledMemoryManager(1024, 4, 2, Runtime.getRuntime().availableProcessors(),
-                    0.03f, 1.0f, false);
+            // front); a buffer goes back to its pool once it and its slices are let go of, from
+            // whichever thread (PooledBuffers). The 1 KiB pool is Kodiak's: Grizzly's smallest is
+            // 4 KiB, and every exchange in flight holds its request and response header buffers.
+            case POOLED -> PooledBuffers.create(false);
+            // The same pools outside the heap: the system calls read into and write from them, where
+            // heap buffers are copied through a per-thread direct buffer both ways.
+            case DIRECT -> PooledBuffers.create(true);
         };
     }
 }

@@ -2,6 +2,7 @@ package io.kodiak.client;
 
 import io.kodiak.exchange.Admission;
 import io.kodiak.transport.HalfCloseTransportFilter;
+import io.kodiak.transport.PooledBuffers;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.Grizzly;
 import org.glassfish.grizzly.attributes.Attribute;
@@ -47,7 +48,11 @@ public final class ClientFilter extends BaseFilter {
         if (client == null) {
             return ctx.getStopAction();
         }
-        return client.onRead(ctx);
+        NextAction next = client.onRead(ctx);
+        if (next != ctx.getSuspendAction()) {
+            PooledBuffers.releaseRead(ctx);
+        }
+        return next;
     }
 
     /** The client shut down its sending side ({@link HalfCloseTransportFilter}). */

@@ -6,7 +6,8 @@ import java.util.Optional;
 public enum MemoryManagerName implements ConfigNamed {
     HEAP("heap"),
     EXACT("exact"),
-    POOLED("pooled");
+    POOLED("pooled"),
+    DIRECT("direct");
 
     private final String configName;
 

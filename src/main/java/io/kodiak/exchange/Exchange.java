@@ -329,7 +329,9 @@ public final class Exchange implements ResponseListener {
                     if (out != null) {
                         if (held == null) {
                             held = CompositeBuffer.newBuffer(memory);
-                            held.allowInternalBuffersDispose(false);
+                            // Let go of as one write (OneWrite): its pieces with it.
+                            held.allowBufferDispose(true);
+                            held.allowInternalBuffersDispose(true);
                         }
                         held.append(out);
                     }

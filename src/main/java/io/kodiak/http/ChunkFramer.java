@@ -50,7 +50,8 @@ public final class ChunkFramer {
             System.arraycopy(sizeLine, 0, chunk, 0, sizeLine.length);
             data.get(chunk, sizeLine.length, size);
             System.arraycopy(after, 0, chunk, sizeLine.length + size, after.length);
-            // Copied: a read buffer handed over whole goes back to its pool now (a slice is not disposable).
+            // Copied: a read buffer handed over whole, or a pooled slice, goes back to its pool now
+            // (a heap slice does not allow disposal).
             data.tryDispose();
             return Buffers.wrap(memory, chunk);
         }
@@ -58,7 +59,10 @@ public final class ChunkFramer {
         framed.append(Buffers.wrap(memory, sizeLine));
         framed.append(data);
         framed.append(Buffers.wrap(memory, after));
-        framed.allowInternalBuffersDispose(false);
+        // Released once written, the chain releases the data piece (PooledBuffers); the framing
+        // arrays do not allow disposal.
+        framed.allowBufferDispose(true);
+        framed.allowInternalBuffersDispose(true);
         return framed;
     }
 }

@@ -6,6 +6,7 @@ import io.kodiak.exchange.Admission;
 import io.kodiak.exchange.Drain;
 import io.kodiak.tls.PemMaterial;
 import io.kodiak.tls.TlsObserver;
+import io.kodiak.transport.PooledBuffers;
 import io.kodiak.transport.WriteQueues;
 import org.glassfish.grizzly.GracefulShutdownListener;
 import org.glassfish.grizzly.ShutdownContext;
@@ -76,6 +77,7 @@ public final class ProxyListener {
                     .setMaxPoolSize(settings.workerThreads()));
         }
         transport = builder.build();
+        PooledBuffers.sizeReads(transport);
         // Bytes queued for one client before reads from its upstream pause (back-pressure).
         writeQueues.capQueues(transport);
         transport.setName("kodiak-listener");

@@ -9,7 +9,8 @@ import org.glassfish.grizzly.memory.MemoryManager;
  * Puts several buffers into one write. Small ones are copied into one array: Grizzly copies heap
  * bytes into a direct buffer for the system call anyway, and a composite buffer costs more to walk
  * than a few hundred bytes cost to copy (measured: BuffersBuffer creation and gathering were 7 % of
- * the exchange's CPU at 512 B). Larger ones are chained in a composite, never copied.
+ * the exchange's CPU at 512 B). Larger ones are chained in a composite, never copied. Either way
+ * the parts are let go of as if each had been written alone ({@link PooledBuffers}).
  */
 public final class OneWrite {
     /** Up to this many bytes in all, buffers are copied together rather than chained. */
@@ -26,11 +27,16 @@ public final class OneWrite {
             byte[] both = new byte[a + b];
             first.get(both, 0, a);
             second.get(both, a, b);
+            // Copied: pieces of pooled read buffers go back now (arrays of our own and heap slices
+            // do not allow disposal, and stay as they are).
+            first.tryDispose();
+            second.tryDispose();
             return Buffers.wrap(memory, both);
         }
         CompositeBuffer chained = CompositeBuffer.newBuffer(memory);
-        // The parts are slices of read buffers or arrays of our own: nothing to give back to a pool.
-        chained.allowInternalBuffersDispose(false);
+        // Released once written, the chain releases its parts: the same as writing each alone.
+        chained.allowBufferDispose(true);
+        chained.allowInternalBuffersDispose(true);
         chained.append(first);
         chained.append(second);
         return chained;

@@ -8,6 +8,7 @@ import io.kodiak.tls.PemMaterial;
 import io.kodiak.tls.TlsObserver;
 import io.kodiak.tls.UpstreamTls;
 import io.kodiak.tls.UpstreamTlsSettings;
+import io.kodiak.transport.PooledBuffers;
 import io.kodiak.transport.WriteQueues;
 import org.glassfish.grizzly.SocketConnectorHandler;
 import org.glassfish.grizzly.filterchain.FilterChainBuilder;
@@ -75,6 +76,7 @@ public final class UpstreamClient {
                 .setConnectionTimeout((int) Math.min(Integer.MAX_VALUE, config.upstream().connectTimeout().toMillis()))
                 .build();
         transport.setProcessor(chain.build());
+        PooledBuffers.sizeReads(transport);
         // Same bound as the client side: bytes queued for one upstream before client reads pause.
         writeQueues.capQueues(transport);
         transport.setName("kodiak-upstream");

@@ -5,6 +5,7 @@ import io.kodiak.http.HttpViolationException;
 import io.kodiak.http.ResponseHead;
 import io.kodiak.http.Violation;
 import io.kodiak.transport.Pieces;
+import io.kodiak.transport.PooledBuffers;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.filterchain.BaseFilter;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
@@ -31,6 +32,14 @@ public final class UpstreamFilter extends BaseFilter {
 
     @Override
     public NextAction handleRead(FilterChainContext ctx) throws IOException {
+        NextAction next = read(ctx);
+        if (next != ctx.getSuspendAction()) {
+            PooledBuffers.releaseRead(ctx);
+        }
+        return next;
+    }
+
+    private NextAction read(FilterChainContext ctx) {
         Buffer buffer = ctx.getMessage();
         if (!buffer.hasRemaining()) {
             // Reads resumed after a pause: everything was handed over before it.

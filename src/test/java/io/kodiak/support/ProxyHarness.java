@@ -28,9 +28,17 @@ public final class ProxyHarness implements AutoCloseable {
         return new ProxyHarness(kodiak);
     }
 
+    /**
+     * The memory manager the forwarding suite runs under when {@code -Dkodiak.test.memory-manager}
+     * names one (pom.xml's pooled-buffers run: buffers given back to a pool and handed out again
+     * are where a byte of one exchange could end up in another).
+     */
+    private static final String MEMORY_MANAGER = System.getProperty("kodiak.test.memory-manager", "");
+
     /** {@code hocon} over the harness's base settings (any free port, no admin, TLS in the TLS suite). */
     public static ProxyConfig config(String hocon) {
         String base = "proxy.listener.port = 0\nproxy.admin.enabled = false\nproxy.shutdown.grace-period = 5s\n"
+                + (MEMORY_MANAGER.isEmpty() ? "" : "proxy.buffers.memory-manager = \"" + MEMORY_MANAGER + "\"\n")
                 + TestTls.proxySettings();
         return ConfigLoader.fromConfig(ConfigFactory.parseString(base + hocon));
     }

@@ -1,0 +1,75 @@
+package io.kodiak.transport;
+
+import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.filterchain.FilterChainContext;
+import org.glassfish.grizzly.memory.MemoryManager;
+import org.glassfish.grizzly.memory.PooledMemoryManager;
+import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
+
+/**
+ * Buffers from shared pools ({@code buffers.memory-manager = pooled} on the heap, {@code direct}
+ * outside it), and the rules that give them back.
+ *
+ * <p>Grizzly's {@link PooledMemoryManager} counts the slices cut from a buffer: the buffer goes
+ * back to its pool once it and every slice of it have been disposed, from whatever thread. Kodiak
+ * hands a read's bytes to the other side as slices, so a pool works only if each party lets go of
+ * what it holds: the reading filter its read buffer once it has taken it apart ({@link
+ * #releaseRead}), the writer each piece once written (Grizzly releases what it wrote) or copied
+ * ({@link OneWrite}, {@code ChunkFramer}). A buffer nobody releases is not lost, only not reused:
+ * the collector takes it and the pool makes a new one, which with direct buffers is the cost the
+ * pool is there to avoid.
+ *
+ * <p>Only a counting pool gets its read buffers released. Grizzly's heap arenas count nothing: a
+ * released buffer's space is handed out to the next read at once, under the slices of it still
+ * waiting in a write queue.
+ */
+public final class PooledBuffers {
+    /** The smallest pool's buffers: every exchange in flight holds its heads in buffers about this size. */
+    private static final int SMALLEST = 1024;
+    /** Pools of 1, 4, 16 and 64 KiB: each four times the one before (a shift of 2). */
+    private static final int POOLS = 4;
+    private static final int GROWTH_SHIFT = 2;
+    /** The largest pool's buffers; a socket read is sized to fit one (see {@link #sizeReads}). */
+    public static final int LARGEST = SMALLEST << (GROWTH_SHIFT * (POOLS - 1));
+    /** Of the maximum heap, what the pools hold together, allocated at start. */
+    private static final float SHARE_OF_HEAP = 0.03f;
+
+    private PooledBuffers() {
+    }
+
+    /** Shared pools of heap arrays ({@code direct} false) or of direct buffers, one slice per core each. */
+    public static MemoryManager create(boolean direct) {
+        return new PooledMemoryManager(SMALLEST, POOLS, GROWTH_SHIFT, Runtime.getRuntime().availableProcessors(),
+                SHARE_OF_HEAP, 1.0f, direct);
+    }
+
+    /** True when {@code memory} takes buffers back only once all their slices are disposed. */
+    public static boolean countsSlices(MemoryManager memory) {
+        return memory instanceof PooledMemoryManager;
+    }
+
+    /**
+     * Socket reads no larger than the largest pooled buffer. Grizzly sizes each read to the socket's
+     * receive buffer (200 KiB and more on Linux), which a pool serves as a chain of 64 KiB buffers
+     * read with a scattering system call and then walked piece by piece; one buffer per read is
+     * cheaper, and a read larger than the kernel holds at that moment gains nothing. Other managers'
+     * reads are left as Grizzly sizes them.
+     */
+    public static void sizeReads(TCPNIOTransport transport) {
+        if (countsSlices(transport.getMemoryManager())) {
+            transport.setReadBufferSize(LARGEST);
+        }
+    }
+
+    /**
+     * The reading filter is done with its context's read buffer: every byte of it has been taken
+     * (as slices, which keep its memory until they are released), copied or dropped, and the
+     * context is not suspended (a suspended context keeps its message for the next pass). Gives it
+     * back to a counting pool; with other managers, nothing.
+     */
+    public static void releaseRead(FilterChainContext ctx) {
+        if (countsSlices(ctx.getMemoryManager()) && ctx.getMessage() instanceof Buffer buffer) {
+            buffer.tryDispose();
+        }
+    }
+}
