@@ -41,6 +41,7 @@ public final class Kodiak {
     private final UpstreamClient upstreams;
     private final ForwardingServices services;
     private final ProxyListener listener;
+    private final MemoryManager memory;
     /** Guarded by this: a reload and a stop never overlap, and no reload follows a stop. */
     private boolean stopped;
 
@@ -61,7 +62,7 @@ public final class Kodiak {
             return t;
         });
         this.timers = new DelayedExecutor(timerThread, TIMER_TICK_MILLIS, TimeUnit.MILLISECONDS);
-        MemoryManager memory = MemoryManagers.of(config.buffers().memoryManager());
+        this.memory = MemoryManagers.of(config.buffers().memoryManager());
         WriteQueues writeQueues = new WriteQueues(config.buffers().maxQueuedPerConnection(),
                 config.buffers().maxQueuedResolved());
         this.upstreams = new UpstreamClient(config, timers, memory, tlsObserver, writeQueues);
@@ -179,6 +180,11 @@ public final class Kodiak {
     /** The configuration in service (the generation's). */
     public ProxyConfig config() {
         return services.generation().config();
+    }
+
+    /** What both transports read into (buffers.memory-manager). */
+    public MemoryManager memoryManager() {
+        return memory;
     }
 
     public ProxyListener listener() {
