@@ -39,8 +39,26 @@ public final class PooledBuffers {
 
     /** Shared pools of heap arrays ({@code direct} false) or of direct buffers, one slice per core each. */
     public static MemoryManager create(boolean direct) {
-        return new PooledMemoryManager(SMALLEST, POOLS, GROWTH_SHIFT, Runtime.getRuntime().availableProcessors(),
-                SHARE_OF_HEAP, 1.0f, direct);
+        int slices = Runtime.getRuntime().availableProcessors();
+        return direct ? new DirectPools(slices) : new PooledMemoryManager(SMALLEST, POOLS, GROWTH_SHIFT, slices,
+                SHARE_OF_HEAP, 1.0f, false);
+    }
+
+    /**
+     * Direct pools that sockets read into. Grizzly's pooled manager says it never allocates direct
+     * buffers, whatever it holds, so the transport reads into its per-thread direct buffer and then
+     * copies the bytes into a pooled one; saying so, each read lands in the pooled buffer that
+     * travels on (one 64 KiB buffer, as {@link #sizeReads} sizes reads).
+     */
+    private static final class DirectPools extends PooledMemoryManager {
+        DirectPools(int slices) {
+            super(SMALLEST, POOLS, GROWTH_SHIFT, slices, SHARE_OF_HEAP, 1.0f, true);
+        }
+
+        @Override
+        public boolean willAllocateDirect(int size) {
+            return true;
+        }
     }
 
     /** True when {@code memory} takes buffers back only once all their slices are disposed. */
@@ -51,9 +69,9 @@ public final class PooledBuffers {
     /**
      * Socket reads no larger than the largest pooled buffer. Grizzly sizes each read to the socket's
      * receive buffer (200 KiB and more on Linux), which a pool serves as a chain of 64 KiB buffers
-     * read with a scattering system call and then walked piece by piece; one buffer per read is
-     * cheaper, and a read larger than the kernel holds at that moment gains nothing. Other managers'
-     * reads are left as Grizzly sizes them.
+     * (read into with a scattering system call under {@code direct}, copied into piece by piece
+     * under {@code pooled}) that the codec then walks piece by piece; one buffer per read is
+     * cheaper. Other managers' reads are left as Grizzly sizes them.
      */
     public static void sizeReads(TCPNIOTransport transport) {
         if (countsSlices(transport.getMemoryManager())) {

@@ -100,8 +100,8 @@ class ConfigLoaderTest {
 
     @Test
     void unknownMemoryManager() {
-        assertProblem(rejected("proxy.buffers.memory-manager = direct"), "proxy.buffers.memory-manager", "direct",
-                "heap, exact, pooled");
+        assertProblem(rejected("proxy.buffers.memory-manager = unpooled"), "proxy.buffers.memory-manager", "unpooled",
+                "heap, exact, pooled, direct");
     }
 
     @Test
