@@ -9,6 +9,7 @@ import io.kodiak.routing.Route;
 import io.kodiak.upstream.ResponseListener;
 import io.kodiak.upstream.UpstreamConnection;
 import io.kodiak.transport.OneWrite;
+import io.kodiak.transport.Pieces;
 import io.kodiak.upstream.UpstreamGroup;
 import io.kodiak.upstream.UpstreamServer;
 import io.kodiak.config.UpstreamGroupConfig.RetryOn;
@@ -318,6 +319,7 @@ public final class Exchange implements ResponseListener {
         boolean tooLarge;
         synchronized (this) {
             if (phase.isOver()) {
+                Pieces.drop(piece);
                 return true;
             }
             requestBytes += piece.remaining();
@@ -343,6 +345,8 @@ public final class Exchange implements ResponseListener {
                 }
                 if (out != null && out.hasRemaining()) {
                     services.writeQueues().write(upstream, out);
+                } else {
+                    Pieces.drop(out);
                 }
                 if (last) {
                     phase = phase.requestSent();
@@ -357,6 +361,7 @@ public final class Exchange implements ResponseListener {
             }
         }
         if (tooLarge) {
+            Pieces.drop(piece);
             fail(ProxyError.BODY_TOO_LARGE, "request body over " + generation.maxBodySize() + " bytes");
             return true;
         }
@@ -377,6 +382,7 @@ public final class Exchange implements ResponseListener {
         Connection<?> waitFor = null;
         synchronized (this) {
             if (phase != Phase.TUNNELLING) {
+                Pieces.drop(bytes);
                 return true;
             }
             requestBytes += bytes.remaining();
@@ -429,12 +435,14 @@ public final class Exchange implements ResponseListener {
     @Override
     public boolean onResponseHead(UpstreamConnection from, ResponseHead head, Buffer firstPiece) {
         if (retriedOnStatus(from, head)) {
+            Pieces.drop(firstPiece);
             return true;
         }
         boolean tunnel;
         boolean room;
         synchronized (this) {
             if (phase.isOver() || from != upstreamState) {
+                Pieces.drop(firstPiece);
                 return true;
             }
             Buffer out = clientHead(head);
@@ -523,6 +531,7 @@ public final class Exchange implements ResponseListener {
     public boolean onResponseBody(UpstreamConnection from, Buffer piece) {
         synchronized (this) {
             if (phase.isOver() || from != upstreamState) {
+                Pieces.drop(piece);
                 return true;
             }
             client.write(framedPiece(piece));
@@ -550,6 +559,7 @@ public final class Exchange implements ResponseListener {
     @Override
     public void onResponseEnd(UpstreamConnection source, ResponseHead head, Buffer lastPiece, boolean reusable) {
         if (head != null && retriedOnStatus(source, head)) {
+            Pieces.drop(lastPiece);
             return;
         }
         Connection<?> connection;
@@ -558,6 +568,7 @@ public final class Exchange implements ResponseListener {
         boolean keep;
         synchronized (this) {
             if (phase.isOver() || source != upstreamState) {
+                Pieces.drop(lastPiece);
                 return;
             }
             // Head, last piece and last chunk leave in one write.

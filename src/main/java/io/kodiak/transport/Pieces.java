@@ -26,6 +26,17 @@ public final class Pieces {
         return slice(buffer, n);
     }
 
+    /**
+     * A piece that will be neither written nor copied (its exchange is over, or nobody forwards
+     * it): lets go of it, so that a counting pool gets its memory back ({@link PooledBuffers}). A
+     * heap slice does not allow disposal and is left to the collector.
+     */
+    public static void drop(Buffer piece) {
+        if (piece != null) {
+            piece.tryDispose();
+        }
+    }
+
     /** The next {@code n} bytes as a slice sharing the buffer's memory; the position moves past them. */
     public static Buffer slice(Buffer buffer, int n) {
         int position = buffer.position();

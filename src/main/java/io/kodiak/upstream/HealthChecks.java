@@ -4,6 +4,7 @@ import io.kodiak.config.UpstreamGroupConfig;
 import io.kodiak.http.ResponseHead;
 import io.kodiak.http.Violation;
 import io.kodiak.transport.Deadline;
+import io.kodiak.transport.Pieces;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.EmptyCompletionHandler;
@@ -196,17 +197,20 @@ final class HealthChecks {
 
             @Override
             public boolean onResponseHead(UpstreamConnection from, ResponseHead head, Buffer firstPiece) {
+                Pieces.drop(firstPiece);
                 status(head.status());
                 return true;
             }
 
             @Override
             public boolean onResponseBody(UpstreamConnection from, Buffer piece) {
+                Pieces.drop(piece);
                 return true;
             }
 
             @Override
             public void onResponseEnd(UpstreamConnection from, ResponseHead head, Buffer lastPiece, boolean reusable) {
+                Pieces.drop(lastPiece);
                 if (head != null) {
                     status(head.status());
                 }
@@ -214,6 +218,7 @@ final class HealthChecks {
 
             @Override
             public boolean onTunnelBytes(UpstreamConnection from, Buffer bytes) {
+                Pieces.drop(bytes);
                 return true;
             }
 
