@@ -48,11 +48,7 @@ public final class ClientFilter extends BaseFilter {
         if (client == null) {
             return ctx.getStopAction();
         }
-        NextAction next = client.onRead(ctx);
-        if (next != ctx.getSuspendAction()) {
-            PooledBuffers.releaseRead(ctx);
-        }
-        return next;
+        return PooledBuffers.afterRead(ctx, client.onRead(ctx));
     }
 
     /** The client shut down its sending side ({@link HalfCloseTransportFilter}). */

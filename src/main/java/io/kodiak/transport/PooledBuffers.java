@@ -2,6 +2,7 @@ package io.kodiak.transport;
 
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
+import org.glassfish.grizzly.filterchain.NextAction;
 import org.glassfish.grizzly.memory.MemoryManager;
 import org.glassfish.grizzly.memory.PooledMemoryManager;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
@@ -14,7 +15,7 @@ import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
  * back to its pool once it and every slice of it have been disposed, from whatever thread. Kodiak
  * hands a read's bytes to the other side as slices, so a pool works only if each party lets go of
  * what it holds: the reading filter its read buffer once it has taken it apart ({@link
- * #releaseRead}), the writer each piece once written (Grizzly releases what it wrote) or copied
+ * #afterRead}), the writer each piece once written (Grizzly releases what it wrote) or copied
  * ({@link OneWrite}, {@code ChunkFramer}). A buffer nobody releases is not lost, only not reused:
  * the collector takes it and the pool makes a new one, which with direct buffers is the cost the
  * pool is there to avoid.
@@ -80,14 +81,16 @@ public final class PooledBuffers {
     }
 
     /**
-     * The reading filter is done with its context's read buffer: every byte of it has been taken
-     * (as slices, which keep its memory until they are released), copied or dropped, and the
-     * context is not suspended (a suspended context keeps its message for the next pass). Gives it
-     * back to a counting pool; with other managers, nothing.
+     * A reading filter's handleRead ends with {@code next}: unless that suspends the context (which
+     * keeps its message for the next pass), the filter is done with the read buffer, every byte of
+     * it taken (as slices, which keep its memory until they are released), copied or dropped. Gives
+     * it back to a counting pool; with other managers, nothing. Returns {@code next}.
      */
-    public static void releaseRead(FilterChainContext ctx) {
-        if (countsSlices(ctx.getMemoryManager()) && ctx.getMessage() instanceof Buffer buffer) {
+    public static NextAction afterRead(FilterChainContext ctx, NextAction next) {
+        if (next != ctx.getSuspendAction() && countsSlices(ctx.getMemoryManager())
+                && ctx.getMessage() instanceof Buffer buffer) {
             buffer.tryDispose();
         }
+        return next;
     }
 }

@@ -32,11 +32,7 @@ public final class UpstreamFilter extends BaseFilter {
 
     @Override
     public NextAction handleRead(FilterChainContext ctx) throws IOException {
-        NextAction next = read(ctx);
-        if (next != ctx.getSuspendAction()) {
-            PooledBuffers.releaseRead(ctx);
-        }
-        return next;
+        return PooledBuffers.afterRead(ctx, read(ctx));
     }
 
     private NextAction read(FilterChainContext ctx) {
