@@ -13,7 +13,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
 import java.security.PrivateKey;
+import java.security.Provider;
 import java.security.Signature;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
@@ -104,6 +106,24 @@ public record PemMaterial(List<X509Certificate> chain, PrivateKey key) {
             return verifier.verify(signature);
         } catch (GeneralSecurityException e) {
             return false;
+        }
+    }
+
+    /**
+     * The same material with its key turned into {@code provider}'s own form, once, here. Conscrypt
+     * takes a key of the JDK's form by re-parsing its PKCS#8 encoding into BoringSSL's on every
+     * handshake (about 4 % of a handshake's CPU, measured in docs/throughput.md's TLS notes); one of its own is handed
+     * over as it is. The key stays as loaded where the provider has no key factory for its
+     * algorithm, or when {@code provider} is null (the JDK's).
+     */
+    public PemMaterial keyFor(Provider provider) {
+        if (provider == null) {
+            return this;
+        }
+        try {
+            return new PemMaterial(chain, (PrivateKey) KeyFactory.getInstance(key.getAlgorithm(), provider).translateKey(key));
+        } catch (GeneralSecurityException | ClassCastException notItsKind) {
+            return this;
         }
     }
 

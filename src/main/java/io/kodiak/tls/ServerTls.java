@@ -42,13 +42,16 @@ public final class ServerTls {
     }
 
     private final TlsSettings settings;
+    /** The provider's instance the context was made with; null for the JDK's own. */
+    private final Provider provider;
     private final SniKeyManager keys;
     /** Null unless clients present certificates (client-auth optional or required). */
     private final ClientCaTrust clientCas;
     private final SSLContext context;
 
-    private ServerTls(TlsSettings settings, SniKeyManager keys, ClientCaTrust clientCas, SSLContext context) {
+    private ServerTls(TlsSettings settings, Provider provider, SniKeyManager keys, ClientCaTrust clientCas, SSLContext context) {
         this.settings = settings;
+        this.provider = provider;
         this.keys = keys;
         this.clientCas = clientCas;
         this.context = context;
@@ -56,11 +59,11 @@ public final class ServerTls {
 
     /** Loads every certificate and key named by {@code settings}. */
     public static ServerTls create(TlsSettings settings) throws PemMaterial.Unusable {
-        SniKeyManager keys = new SniKeyManager(entries(settings));
+        Provider provider = settings.provider().instance();
+        SniKeyManager keys = new SniKeyManager(entries(settings, provider));
         try {
             ClientCaTrust clientCas = settings.clientAuth() == TlsSettings.ClientAuth.NONE ? null
                     : new ClientCaTrust(trust(settings));
-            Provider provider = settings.provider().instance();
             SSLContext context = provider == null ? SSLContext.getInstance("TLS") : SSLContext.getInstance("TLS", provider);
             context.init(new KeyManager[] {keys}, clientCas == null ? null : new TrustManager[] {clientCas}, null);
             // Only the configured suites this provider knows: Conscrypt (BoringSSL) has no DHE.
@@ -77,29 +80,33 @@ public final class ServerTls {
             }
             TlsSettings usable = new TlsSettings(settings.certificate(), settings.key(), settings.sni(), settings.protocols(),
                     ciphers, settings.clientAuth(), settings.clientCa(), settings.provider());
-            return new ServerTls(usable, keys, clientCas, context);
+            return new ServerTls(usable, provider, keys, clientCas, context);
         } catch (GeneralSecurityException e) {
             throw new PemMaterial.Unusable("cannot set up TLS (" + e.getMessage() + ")");
         }
     }
 
-    /** The default pair first, then one entry per SNI block; an expired certificate is refused. */
-    static List<SniKeyManager.Entry> entries(TlsSettings settings) throws PemMaterial.Unusable {
+    /**
+     * The default pair first, then one entry per SNI block; an expired certificate is refused.
+     * Keys are put in {@code provider}'s own form (null: the JDK's), see {@link PemMaterial#keyFor}.
+     */
+    static List<SniKeyManager.Entry> entries(TlsSettings settings, Provider provider) throws PemMaterial.Unusable {
         List<SniKeyManager.Entry> entries = new ArrayList<>();
-        entries.add(new SniKeyManager.Entry(List.of(), current(settings.certificate(), settings.key())));
+        entries.add(new SniKeyManager.Entry(List.of(), current(settings.certificate(), settings.key(), provider)));
         for (TlsSettings.Sni sni : settings.sni()) {
-            entries.add(new SniKeyManager.Entry(sni.names(), current(sni.certificate(), sni.key())));
+            entries.add(new SniKeyManager.Entry(sni.names(), current(sni.certificate(), sni.key(), provider)));
         }
         return entries;
     }
 
-    private static PemMaterial current(java.nio.file.Path certificate, java.nio.file.Path key) throws PemMaterial.Unusable {
+    private static PemMaterial current(java.nio.file.Path certificate, java.nio.file.Path key, Provider provider)
+            throws PemMaterial.Unusable {
         PemMaterial material = PemMaterial.load(certificate, key);
         if (material.expiredAt(java.time.Instant.now())) {
             throw new PemMaterial.Unusable("the certificate in " + certificate + " expired "
                     + material.leaf().getNotAfter().toInstant());
         }
-        return material;
+        return material.keyFor(provider);
     }
 
     /** The JDK's PKIX check against the CAs of client-ca as the file holds them now. */
@@ -129,7 +136,7 @@ public final class ServerTls {
      * connections keep theirs. Nothing is replaced unless everything could be read.
      */
     public void reload() throws PemMaterial.Unusable {
-        List<SniKeyManager.Entry> entries = entries(settings);
+        List<SniKeyManager.Entry> entries = entries(settings, provider);
         if (clientCas != null) {
             X509ExtendedTrustManager cas;
             try {
