@@ -112,9 +112,9 @@ public record PemMaterial(List<X509Certificate> chain, PrivateKey key) {
     /**
      * The same material with its key turned into {@code provider}'s own form, once, here. Conscrypt
      * takes a key of the JDK's form by re-parsing its PKCS#8 encoding into BoringSSL's on every
-     * handshake (about 4 % of a handshake's CPU, measured in docs/throughput.md's TLS notes); one of its own is handed
-     * over as it is. The key stays as loaded where the provider has no key factory for its
-     * algorithm, or when {@code provider} is null (the JDK's).
+     * handshake, and leaves each parsed copy to a finalizer (README, "Conscrypt's key, turned into
+     * its own form once"); one of its own is handed over as it is. The key stays as loaded where
+     * the provider has no key factory for its algorithm, or when {@code provider} is null (the JDK's).
      */
     public PemMaterial keyFor(Provider provider) {
         if (provider == null) {
