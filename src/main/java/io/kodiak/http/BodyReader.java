@@ -23,13 +23,18 @@ public final class BodyReader {
         DONE
     }
 
-    private final ChunkedDecoder chunks;
+    private final int maxTrailerSize;
+    /**
+     * Made at the connection's first chunked body: most connections never see one, and every
+     * connection, idle or waiting, has a reader on each side.
+     */
+    private ChunkedDecoder chunks;
     private State state = State.DONE;
     private long remaining;
 
     /** {@code maxTrailerSize}: the bound of a chunked body's trailer section. */
     public BodyReader(int maxTrailerSize) {
-        this.chunks = new ChunkedDecoder(maxTrailerSize);
+        this.maxTrailerSize = maxTrailerSize;
     }
 
     /** A body delimited by {@code length} octets (none when 0). */
@@ -39,6 +44,9 @@ public final class BodyReader {
     }
 
     public void expectChunked() {
+        if (chunks == null) {
+            chunks = new ChunkedDecoder(maxTrailerSize);
+        }
         chunks.reset();
         state = State.CHUNKED;
     }

@@ -13,6 +13,7 @@ public abstract class MessageHead {
     private static final byte[] CLOSE = Ascii.bytes("close");
     private static final byte[] KEEP_ALIVE = Ascii.bytes("keep-alive");
     private static final byte[] UPGRADE = Ascii.bytes("upgrade");
+    private static final int[] NO_OPTIONS = new int[0];
     private static final long MAX_LENGTH_BEFORE_DIGIT = (Long.MAX_VALUE - 9) / 10;
 
     byte[] array;
@@ -25,8 +26,11 @@ public abstract class MessageHead {
     private boolean closeOption;
     private boolean keepAliveOption;
     private boolean upgradeOption;
-    /** Start and end of each Connection option that names a field to drop. */
-    private int[] namedOptions = new int[8];
+    /**
+     * Start and end of each Connection option that names a field to drop; made at the first such
+     * option, which most connections never send.
+     */
+    private int[] namedOptions = NO_OPTIONS;
     private int namedOptionCount;
 
     /** Reads the fields of the head {@code reader} has just completed. */
@@ -119,7 +123,7 @@ public abstract class MessageHead {
 
     private void addNamedOption(int from, int to) {
         if (namedOptionCount * 2 == namedOptions.length) {
-            namedOptions = Arrays.copyOf(namedOptions, namedOptions.length * 2);
+            namedOptions = Arrays.copyOf(namedOptions, Math.max(8, namedOptions.length * 2));
         }
         namedOptions[namedOptionCount * 2] = from;
         namedOptions[namedOptionCount * 2 + 1] = to;

@@ -87,6 +87,31 @@ class MessageHeadTest {
         }
     }
 
+    /** One head object per connection: a message naming no fields, then one naming many, then one naming one. */
+    @Test
+    void everyFieldTheConnectionOptionsNameIsFoundAsTheirNumberGrowsFromMessageToMessage() {
+        RequestHead parsed = new RequestHead();
+        parsed.parse(read(HeadScanner.Start.REQUEST_LINE, "GET / HTTP/1.1\r\nHost: a\r\nX-0: v\r\n\r\n", 0, MAX));
+        assertFalse(parsed.namedByConnection(1));
+        StringBuilder many = new StringBuilder("GET / HTTP/1.1\r\nHost: a\r\nConnection: keep-alive");
+        for (int i = 0; i < 11; i++) {
+            many.append(", X-").append(i);
+        }
+        many.append("\r\n");
+        for (int i = 0; i < 12; i++) {
+            many.append("X-").append(i).append(": v\r\n");
+        }
+        parsed.parse(read(HeadScanner.Start.REQUEST_LINE, many.append("\r\n").toString(), 0, MAX));
+        for (int i = 0; i < 11; i++) {
+            assertTrue(parsed.namedByConnection(2 + i), "X-" + i + " is named");
+        }
+        assertFalse(parsed.namedByConnection(13), "X-11 is not");
+        assertTrue(parsed.hasKeepAliveOption());
+        parsed.parse(read(HeadScanner.Start.REQUEST_LINE, "GET / HTTP/1.1\r\nX-5: v\r\nConnection: X-3\r\nX-3: v\r\nHost: a\r\n\r\n", 0, MAX));
+        assertFalse(parsed.namedByConnection(0), "X-5 was named only by the message before");
+        assertTrue(parsed.namedByConnection(2));
+    }
+
     @Test
     void anUnknownMethodKeepsItsNameAndMethodsAreCaseSensitive() {
         RequestHead parsed = request("get / HTTP/1.1\r\nHost: a\r\n\r\n", 0);
