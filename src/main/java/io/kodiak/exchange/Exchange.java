@@ -206,7 +206,6 @@ public final class Exchange implements ResponseListener {
         boolean resumeClient = false;
         boolean waitForRoom = false;
         boolean unused;
-        Buffer whole = null;
         UpstreamConnection state = UpstreamConnection.of(connection);
         synchronized (this) {
             unused = phase != Phase.CONNECTING || server != from;
@@ -225,16 +224,10 @@ public final class Exchange implements ResponseListener {
                     out = OneWrite.of(memory, out, held);
                     held = null;
                 }
+                services.writeQueues().write(connection, out);
                 if (bodyReceived) {
-                    // The whole request: written after the lock is let go. Nothing else of this
-                    // exchange writes to the upstream any more, and the write wakes the upstream,
-                    // whose answer, read on the other thread, would otherwise find the lock still
-                    // held by this thread, pre-empted right after the system call. Counted as sent
-                    // from here, as a failure reported meanwhile must count it.
-                    whole = out;
                     markSent();
                 } else {
-                    services.writeQueues().write(connection, out);
                     services.deadlines().arm(upstreamState, generation.stallTimeoutMillis());
                 }
                 if (clientPaused) {
@@ -252,9 +245,6 @@ public final class Exchange implements ResponseListener {
             // but it is closed rather than pooled, as after any failure.
             from.pool().discard(connection);
             return;
-        }
-        if (whole != null) {
-            services.writeQueues().write(connection, whole);
         }
         if (waitForRoom) {
             services.writeQueues().whenRoom(connection, new ResumeClient());
