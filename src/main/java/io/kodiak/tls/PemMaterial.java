@@ -122,7 +122,9 @@ public record PemMaterial(List<X509Certificate> chain, PrivateKey key) {
         }
         try {
             return new PemMaterial(chain, (PrivateKey) KeyFactory.getInstance(key.getAlgorithm(), provider).translateKey(key));
-        } catch (GeneralSecurityException | ClassCastException notItsKind) {
+        } catch (GeneralSecurityException | RuntimeException notItsKind) {
+            // No factory for the algorithm, or one that cannot take this key: the key as loaded
+            // still serves, as it did before this translation.
             return this;
         }
     }

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.KeyPairGenerator;
 import java.security.PrivateKey;
 import java.security.Signature;
 import java.security.cert.X509Certificate;
@@ -52,6 +53,16 @@ class PemMaterialTest {
         TestCertificates.Issued ec = new TestCertificates(dir).leaf("ec", Duration.ofDays(30), "ec.test");
         PemMaterial material = PemMaterial.load(ec.certificateFile(), ec.keyFile());
         assertSame(material, material.keyFor(null));
+    }
+
+    /** Conscrypt 2.5.2 has no key factory for Ed25519: such a key is handed over as loaded, as before. */
+    @Test
+    void aKeyConscryptCannotTakeInItsOwnFormStaysAsLoaded() throws Exception {
+        assumeTrue(Conscrypt.isAvailable(), "Conscrypt has no native build for this platform");
+        TestCertificates.Issued ec = new TestCertificates(dir).leaf("ec", Duration.ofDays(30), "ec.test");
+        PemMaterial material = new PemMaterial(List.of(ec.certificate()),
+                KeyPairGenerator.getInstance("Ed25519").generateKeyPair().getPrivate());
+        assertSame(material, material.keyFor(Conscrypt.newProvider()));
     }
 
     private static boolean signsFor(PrivateKey key, X509Certificate leaf) throws Exception {
