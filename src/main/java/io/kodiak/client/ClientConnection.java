@@ -80,6 +80,11 @@ final class ClientConnection implements ClientSide {
     private String serverName;
     /** Read by the timer thread; see {@link IdleClock}. */
     private final Deadline idleDeadline = new Deadline();
+    /**
+     * The last read between two requests ended with the CR of an empty line: the LF that completes
+     * it may come with the next read. Only the reading thread touches it.
+     */
+    private boolean emptyLineCrRead;
 
     // Guarded by this.
     private State state = State.HEAD;
@@ -225,10 +230,10 @@ final class ClientConnection implements ClientSide {
 
     private NextAction readHead(FilterChainContext ctx, Buffer buffer) {
         long start = System.nanoTime();
-        if (!heads.isPartial() && !skipEmptyLines(buffer)) {
-            return ctx.getStopAction();
-        }
         try {
+            if (!heads.isPartial() && !skipEmptyLines(buffer)) {
+                return ctx.getStopAction();
+            }
             if (!heads.read(buffer)) {
                 return ctx.getStopAction();
             }
@@ -290,18 +295,29 @@ final class ClientConnection implements ClientSide {
     }
 
     /**
-     * RFC 9112 §2.2: a server SHOULD ignore at least one empty line received before the request
-     * line (some clients send a CRLF after a POST body). Skips CRLF and LF lines; false when
-     * nothing else is left in the buffer.
+     * RFC 9112 §2.2: empty lines before a request line are ignored (some clients send a CRLF after
+     * a POST body). Wherever the reads split them: a CR that ends a read is remembered, and a CR
+     * followed by anything but LF is refused as the bare CR it is. Returns false when the read
+     * held nothing else.
      */
-    private static boolean skipEmptyLines(Buffer buffer) {
+    private boolean skipEmptyLines(Buffer buffer) {
         int position = buffer.position();
         int limit = buffer.limit();
+        if (emptyLineCrRead) {
+            if (buffer.get(position) != '\n') {
+                throw new HttpViolationException(Violation.BARE_CR);
+            }
+            emptyLineCrRead = false;
+            position++;
+        }
         while (position < limit) {
             byte b = buffer.get(position);
             if (b == '\n') {
                 position++;
-            } else if (b == '\r' && position + 1 < limit && buffer.get(position + 1) == '\n') {
+            } else if (b == '\r' && position + 1 == limit) {
+                emptyLineCrRead = true;
+                position++;
+            } else if (b == '\r' && buffer.get(position + 1) == '\n') {
                 position += 2;
             } else {
                 break;

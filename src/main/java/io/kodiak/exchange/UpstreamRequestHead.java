@@ -59,7 +59,7 @@ final class UpstreamRequestHead {
         }
         out.bytes(HTTP_11);
         boolean hostSent = false;
-        int forwardedFor = -1;
+        boolean forwardedFor = false;
         for (int i = 0; i < head.fieldCount(); i++) {
             FieldName name = head.name(i);
             switch (name) {
@@ -76,7 +76,7 @@ final class UpstreamRequestHead {
                         hostSent = true;
                     }
                 }
-                case X_FORWARDED_FOR -> forwardedFor = i;
+                case X_FORWARDED_FOR -> forwardedFor = true;
                 case UPGRADE -> {
                     if (upgrade) {
                         out.fieldLine(head, i);
@@ -103,8 +103,14 @@ final class UpstreamRequestHead {
         }
         if (!(ruled && rules.drops(FieldName.X_FORWARDED_FOR))) {
             out.name(X_FORWARDED_FOR);
-            if (forwardedFor >= 0) {
-                out.bytes(in, head.valueStart(forwardedFor), head.valueEnd(forwardedFor)).bytes(COMMA_SP);
+            if (forwardedFor) {
+                // RFC 9110 §5.3: several lines of one name are one list, in order; each client's
+                // lines go on before the address Kodiak adds (empty ones add nothing).
+                for (int i = 0; i < head.fieldCount(); i++) {
+                    if (head.name(i) == FieldName.X_FORWARDED_FOR && head.valueEnd(i) > head.valueStart(i)) {
+                        out.bytes(in, head.valueStart(i), head.valueEnd(i)).bytes(COMMA_SP);
+                    }
+                }
             }
             out.ascii(request.clientAddress()).crlf();
         }

@@ -6,6 +6,8 @@ final class ByteClass {
     private static final boolean[] FIELD_VCHAR = new boolean[256];
     private static final boolean[] TARGET = new boolean[256];
     private static final boolean[] FIELD_VALUE = new boolean[256];
+    private static final boolean[] PATH_EXCLUDED = new boolean[256];
+    private static final boolean[] UNRESERVED = new boolean[256];
 
     static {
         for (int c = '0'; c <= '9'; c++) {
@@ -30,6 +32,14 @@ final class ByteClass {
         for (int c = 0; c < 256; c++) {
             FIELD_VALUE[c] = FIELD_VCHAR[c] || c == ' ' || c == '\t';
         }
+        // Visible US-ASCII that RFC 3986 leaves out of a path (§3.3: pchar).
+        for (char c : "\\\"<>[]^`{|}".toCharArray()) {
+            PATH_EXCLUDED[c] = true;
+        }
+        // RFC 3986 §2.3: unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~".
+        for (int c = 0; c < 128; c++) {
+            UNRESERVED[c] = Character.isLetterOrDigit(c) || c == '-' || c == '.' || c == '_' || c == '~';
+        }
     }
 
     private ByteClass() {
@@ -48,6 +58,16 @@ final class ByteClass {
     /** A byte a request target may hold: visible US-ASCII but '#'. */
     static boolean isTargetChar(int b) {
         return TARGET[b];
+    }
+
+    /** A visible US-ASCII byte a request target may hold but its path may not (RFC 3986 §3.3). */
+    static boolean isPathExcluded(int b) {
+        return PATH_EXCLUDED[b];
+    }
+
+    /** RFC 3986 §2.3: a character that percent-encoding never changes the meaning of. */
+    static boolean isUnreserved(int b) {
+        return UNRESERVED[b];
     }
 
     static boolean isDigit(int b) {

@@ -18,6 +18,8 @@ public enum FieldName {
     TE("te", true),
     TRAILER("trailer", true),
     UPGRADE("upgrade", true),
+    /** RFC 7540 §3.2.1: the settings of an h2c upgrade, connection-specific (and h2c is never relayed). */
+    HTTP2_SETTINGS("http2-settings", true),
     /** Answered by the proxy itself (100 Continue), never forwarded. */
     EXPECT("expect", false),
     X_FORWARDED_FOR("x-forwarded-for", false),
@@ -65,7 +67,7 @@ public enum FieldName {
             case 6 -> match(EXPECT, array, from);
             case 7 -> either(TRAILER, UPGRADE, array, from);
             case 10 -> either(CONNECTION, KEEP_ALIVE, array, from);
-            case 14 -> match(CONTENT_LENGTH, array, from);
+            case 14 -> either(CONTENT_LENGTH, HTTP2_SETTINGS, array, from);
             case 15 -> match(X_FORWARDED_FOR, array, from);
             case 16 -> either(PROXY_CONNECTION, X_FORWARDED_HOST, array, from);
             case 17 -> either(TRANSFER_ENCODING, X_FORWARDED_PROTO, array, from);

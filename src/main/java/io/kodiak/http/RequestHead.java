@@ -12,6 +12,7 @@ public final class RequestHead extends MessageHead {
     private static final byte[] HTTP_SCHEME = Ascii.bytes("http://");
     private static final byte[] HTTPS_SCHEME = Ascii.bytes("https://");
     private static final byte[] CONTINUE = Ascii.bytes("100-continue");
+    private static final byte[] H2C = Ascii.bytes("h2c");
 
     private RequestMethod method;
     private String methodName;
@@ -22,6 +23,7 @@ public final class RequestHead extends MessageHead {
     private int authorityEnd;
     private boolean expectContinue;
     private int upgradeField;
+    private boolean upgradeToH2c;
 
     /**
      * Parses the head {@code reader} has just completed. Throws {@link HttpViolationException}
@@ -44,6 +46,7 @@ public final class RequestHead extends MessageHead {
         hostField = -1;
         expectContinue = false;
         upgradeField = -1;
+        upgradeToH2c = false;
         parseFields(reader);
         if (hostField < 0 && http11) {
             throw new HttpViolationException(Violation.HOST_MISSING);
@@ -81,10 +84,16 @@ public final class RequestHead extends MessageHead {
             pathStart = authorityEnd;
         }
         int queryMark = pathStart;
-        while (queryMark < to && array[queryMark] != '?') {
-            queryMark++;
+        boolean encoded = false;
+        for (byte b; queryMark < to && (b = array[queryMark]) != '?'; queryMark++) {
+            if (ByteClass.isPathExcluded(b)) {
+                throw new HttpViolationException(Violation.PATH_CHARACTER);
+            }
+            encoded |= b == '%';
         }
-        path = queryMark == pathStart ? "/" : new String(array, pathStart, queryMark - pathStart, StandardCharsets.US_ASCII);
+        path = queryMark == pathStart ? "/"
+                : encoded ? PercentDecoding.unreserved(array, pathStart, queryMark)
+                : new String(array, pathStart, queryMark - pathStart, StandardCharsets.US_ASCII);
         query = queryMark < to ? new String(array, queryMark + 1, to - queryMark - 1, StandardCharsets.US_ASCII) : null;
     }
 
@@ -103,7 +112,10 @@ public final class RequestHead extends MessageHead {
             // RFC 9110 §10.1.1: only 100-continue is defined; other expectations are ignored (as
             // nginx does), and an HTTP/1.0 client cannot take an interim response.
             case EXPECT -> expectContinue = http11 && Ascii.equalsIgnoreCase(array, valueStart(field), valueEnd(field), CONTINUE);
-            case UPGRADE -> upgradeField = field;
+            case UPGRADE -> {
+                upgradeField = field;
+                upgradeToH2c |= listsH2c(valueStart(field), valueEnd(field));
+            }
             default -> {
             }
         }
@@ -118,7 +130,11 @@ public final class RequestHead extends MessageHead {
         return methodName;
     }
 
-    /** The target's path, percent-encoding as sent; "/" for an absolute-form target without one. */
+    /**
+     * The target's path, "/" for an absolute-form target without one. Percent-encoded unreserved
+     * characters are decoded (RFC 3986 §6.2.2.2: "/%61pi" is "/api", and matches its route);
+     * every other percent-encoding stays as sent.
+     */
     public String path() {
         return path;
     }
@@ -155,9 +171,38 @@ public final class RequestHead extends MessageHead {
         return upgradeField;
     }
 
-    /** RFC 9110 §7.8: asks to switch protocols (an Upgrade field, named by Connection; ignored in HTTP/1.0). */
+    /**
+     * RFC 9110 §7.8: asks to switch protocols (an Upgrade field, named by Connection; ignored in
+     * HTTP/1.0). Not when it offers h2c: RFC 9113 §3.1 made that upgrade obsolete, and relayed it
+     * would open a tunnel to the upstream that no route, rule or limit sees (Envoy drops it too);
+     * the request goes on as an ordinary one, as to a server that ignores Upgrade.
+     */
     public boolean asksUpgrade() {
-        return upgradeField >= 0 && hasUpgradeOption() && http11;
+        return upgradeField >= 0 && hasUpgradeOption() && http11 && !upgradeToH2c;
+    }
+
+    /** True when the Upgrade value in {@code [from, to)} lists h2c (a comma-separated list; RFC 9110 §7.8). */
+    private boolean listsH2c(int from, int to) {
+        int i = from;
+        while (i < to) {
+            int end = i;
+            while (end < to && array[end] != ',') {
+                end++;
+            }
+            int s = i;
+            int e = end;
+            while (s < e && (array[s] == ' ' || array[s] == '\t')) {
+                s++;
+            }
+            while (e > s && (array[e - 1] == ' ' || array[e - 1] == '\t')) {
+                e--;
+            }
+            if (Ascii.equalsIgnoreCase(array, s, e, H2C)) {
+                return true;
+            }
+            i = end + 1;
+        }
+        return false;
     }
 
     /** True when a body follows the head (RFC 9112 §6.3: a request without framing fields has none). */

@@ -67,4 +67,32 @@ class LocalAnswerPersistenceTest {
             assertEquals(200, raw.send("GET /api/bytes/3 HTTP/1.1\r\nHost: a\r\n\r\n").read().status());
         }
     }
+
+    /**
+     * The empty line's CR arrives with the body, its LF with the next request, in another read
+     * (the answer in between makes sure of it): still an empty line, whatever the reads' split.
+     */
+    @Test
+    void anEmptyLineSplitBetweenTwoReadsIsIgnored() throws Exception {
+        try (TestUpstream upstream = TestUpstream.start(); ProxyHarness proxy = apiOnly(upstream);
+             RawHttp raw = new RawHttp(proxy.port())) {
+            assertEquals(200, raw.send("POST /api/echo HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\nok\r").read().status());
+            RawHttp.Response next = raw.send("\nGET /api/bytes/3 HTTP/1.1\r\nHost: a\r\n\r\n").read();
+            assertEquals(200, next.status(), next.bodyText());
+            assertEquals(3, next.body.length);
+        }
+    }
+
+    /** A CR at the end of one read and anything but LF at the start of the next is a bare CR: 400. */
+    @Test
+    void aCrThatEndsAReadAndIsNotFollowedByLfGets400() throws Exception {
+        try (TestUpstream upstream = TestUpstream.start(); ProxyHarness proxy = apiOnly(upstream);
+             RawHttp raw = new RawHttp(proxy.port())) {
+            assertEquals(200, raw.send("POST /api/echo HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\nok\r").read().status());
+            RawHttp.Response refused = raw.send("GET /api/bytes/3 HTTP/1.1\r\nHost: a\r\n\r\n").read();
+            assertEquals(400, refused.status());
+            assertTrue(refused.bodyText().contains("bare CR"), refused.bodyText());
+            assertTrue(raw.closedByPeer());
+        }
+    }
 }

@@ -89,6 +89,30 @@ class RequestLineAndHostTest {
         assertEquals("GET", received.method());
     }
 
+    /** RFC 3986 §6.2.2.2: "%61" is "a"; reserved and other encodings keep theirs ("%2F" is no "/"). */
+    @Test
+    void percentEncodedUnreservedCharactersAreDecodedAndNoOthers() throws Exception {
+        proxy = RecordedProxy.start();
+        RecordingUpstream.Received received = proxy.assertForwarded(
+                "GET /%61%5A%7e%2D%2e_/x%2Fy%25z%20%C3%A9?q=%61 HTTP/1.1\r\nHost: a\r\n\r\n");
+        assertEquals("/aZ~-._/x%2Fy%25z%20%C3%A9?q=%61", received.target());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"/a\\..\\b", "/a\"b", "/a<b>", "/a{b}", "/a|b", "/a^b", "/a`b", "/a[0]"})
+    void aCharacterThePathMustPercentEncodeGets400(String path) throws Exception {
+        proxy = RecordedProxy.start();
+        proxy.assertRefused("GET " + path + " HTTP/1.1\r\nHost: a\r\n\r\n", 400, "malformed request");
+    }
+
+    /** The query is no path: what clients put raw in it passes as sent. */
+    @Test
+    void theSameCharactersInTheQueryPassAsSent() throws Exception {
+        proxy = RecordedProxy.start();
+        RecordingUpstream.Received received = proxy.assertForwarded("GET /a?q={\"x\"|[1]^`\\} HTTP/1.1\r\nHost: a\r\n\r\n");
+        assertEquals("/a?q={\"x\"|[1]^`\\}", received.target());
+    }
+
     @Test
     void anAbsoluteFormTargetIsRoutedByItsPathAndItsAuthorityIsTheHost() throws Exception {
         proxy = RecordedProxy.start();
@@ -261,6 +285,41 @@ class RequestLineAndHostTest {
         assertEquals("5", received.header("content-length"));
         assertEquals("10.0.0.1, 127.0.0.1", received.header("x-forwarded-for"));
         assertEquals(null, received.header("x-private"), "a field the client named as hop-by-hop is removed");
+    }
+
+    /** RFC 9110 §5.3: the lines of one field name are one list; every client line goes on, in order. */
+    @Test
+    void everyXForwardedForLineGoesOnInOrderBeforeTheClientsAddress() throws Exception {
+        proxy = RecordedProxy.start();
+        RecordingUpstream.Received received = proxy.assertForwarded("GET / HTTP/1.1\r\nHost: a\r\n"
+                + "X-Forwarded-For: 1.1.1.1\r\nX-A: b\r\nX-Forwarded-For: 2.2.2.2, 3.3.3.3\r\nX-Forwarded-For:\r\n\r\n");
+        assertEquals("1.1.1.1, 2.2.2.2, 3.3.3.3, 127.0.0.1", received.header("x-forwarded-for"));
+        assertEquals(1, received.count("x-forwarded-for"));
+    }
+
+    /**
+     * RFC 9113 §3.1: the h2c upgrade is obsolete. Relayed, it would open a tunnel to the upstream past
+     * every route, rule and limit (h2c smuggling): the request goes on as an ordinary one.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"h2c", "H2C", "websocket, h2c"})
+    void anH2cUpgradeIsForwardedAsAnOrdinaryRequest(String protocols) throws Exception {
+        proxy = RecordedProxy.start();
+        RecordingUpstream.Received received = proxy.assertForwarded("GET / HTTP/1.1\r\nHost: a\r\n"
+                + "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: " + protocols + "\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n\r\n");
+        assertEquals(null, received.header("upgrade"));
+        assertEquals(null, received.header("http2-settings"));
+        assertTrue(received.header("connection") == null || !received.header("connection").toLowerCase().contains("upgrade"),
+                received.header("connection"));
+    }
+
+    /** HTTP2-Settings belongs to one connection (RFC 7540 §3.2.1), named by Connection or not. */
+    @Test
+    void http2SettingsIsNeverForwarded() throws Exception {
+        proxy = RecordedProxy.start();
+        RecordingUpstream.Received received = proxy.assertForwarded("GET / HTTP/1.1\r\nHost: a\r\n"
+                + "HTTP2-Settings: AAMAAABkAAQAAP__\r\n\r\n");
+        assertEquals(null, received.header("http2-settings"));
     }
 
     // -------------------------------------------------------------------- Expect

@@ -101,6 +101,8 @@ class VirtualHostsAndRulesTest {
     @CsvSource({
             // exact names: case, port and one trailing dot do not matter
             "api.example.com, /v1/x, api /api/x",
+            // a prefix spelt with percent-encoded unreserved characters is the same prefix (RFC 3986 §6.2.2.2)
+            "api.example.com, /%76%31/x, api /api/x",
             "API.Example.COM, /v1/x, api /api/x",
             "api.example.com:8443, /v1/x, api /api/x",
             "api.example.com., /v1/x, api /api/x",
