@@ -186,7 +186,8 @@ read_settings() {
   for word in ${JAVA_OPTS_WORDS[@]+"${JAVA_OPTS_WORDS[@]}"}; do
     [[ $word == -Dproxy.* ]] && overrides+=("$word")
   done
-  if ! output=$("$JAVA" -Xshare:auto -XX:TieredStopAtLevel=1 -XX:+UseSerialGC ${overrides[@]+"${overrides[@]}"} \
+  # From the daemon's working directory (PROXY_BASE), where relative paths in the file resolve.
+  if ! output=$(cd "$PROXY_BASE" && "$JAVA" -Xshare:auto -XX:TieredStopAtLevel=1 -XX:+UseSerialGC ${overrides[@]+"${overrides[@]}"} \
       -cp "$CLASSPATH_ARG" io.kodiak.daemon.Main --print-settings -c "$CONF" 2>&1); then
     echo "$output" >&2
     exit 2

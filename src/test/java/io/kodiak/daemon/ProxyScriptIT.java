@@ -211,6 +211,23 @@ class ProxyScriptIT {
         assertTrue(proxy.pid().orElseThrow() != before, "restart runs a new JVM");
     }
 
+    /**
+     * The daemon runs in PROXY_BASE, where relative paths in the file resolve; the script's check of
+     * the file before it starts the daemon resolves them there too, whatever the caller's directory.
+     */
+    @Test
+    void relativePathsResolveInProxyBaseForTheCheckAsForTheDaemon() throws Exception {
+        proxy = new ProxyScript(dir, upstream.url(""),
+                "proxy.listener.tls { certificate = \"tls/site.pem\", key = \"tls/site.key\" }\n");
+        Files.createDirectories(proxy.base.resolve("tls"));
+        new io.kodiak.tls.TestCertificates(proxy.base.resolve("tls")).leaf("site", Duration.ofDays(30), "localhost");
+        proxy.through(ProxyScript.SCRIPT, dir);
+
+        ProxyScript.Result started = proxy.run("start");
+        assertEquals(0, started.exitCode(), started.output());
+        assertContains(started.output(), "listening on https://127.0.0.1:" + proxy.port);
+    }
+
     @Test
     void invalidConfigurationExitsWithEveryProblemNamed() throws Exception {
         Path bad = dir.resolve("bad.conf");
