@@ -1,5 +1,6 @@
 package io.kodiak.config;
 
+import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigParseOptions;
@@ -71,11 +72,23 @@ public final class ConfigLoader {
         } catch (com.typesafe.config.ConfigException e) {
             throw new ConfigException(List.of(new ConfigProblem("configuration", "(unresolvable)", e.getMessage())));
         }
-        return new ConfigLoader(merged).build();
+        ConfigLoader loader = new ConfigLoader(merged);
+        // Every key of the file lives in the proxy block: "prxy { ... }" is a typo, not a no-op.
+        for (Map.Entry<String, ConfigValue> e : user.root().entrySet()) {
+            if (!e.getKey().equals("proxy")) {
+                loader.problems.add(new ConfigProblem(e.getKey(), e.getValue().render(ConfigRenderOptions.concise()),
+                        "no such key: every key lives in the proxy { } block (see reference.conf)"));
+            }
+        }
+        return loader.build();
     }
 
     private ProxyConfig build() {
-        rejectUnknownKeys();
+        if (rejectUnknownKeys()) {
+            // A block given as a value (proxy = 5, listener = 5): every key under it would be
+            // reported missing as well, burying the one line that matters.
+            throw new ConfigException(problems);
+        }
         int cores = Runtime.getRuntime().availableProcessors();
 
         String host = keys.string("proxy.listener.host");
@@ -189,7 +202,7 @@ public final class ConfigLoader {
             ConfigReader entry = keys.entry(entries.get(i), at);
             for (Map.Entry<String, ConfigValue> k : entries.get(i).root().entrySet()) {
                 if (!LISTENER_KEYS.contains(k.getKey())) {
-                    entry.problem(k.getKey(), k.getValue().render(), "one of the listener keys " + LISTENER_KEYS
+                    entry.problem(k.getKey(), k.getValue().render(ConfigRenderOptions.concise()), "one of the listener keys " + LISTENER_KEYS
                             + " (every other setting is proxy.listener's)");
                 }
             }
@@ -213,22 +226,40 @@ public final class ConfigLoader {
 
     // ------------------------------------------------------------ scalar keys
 
-    private void rejectUnknownKeys() {
-        Config reference = ConfigFactory.defaultReference().getConfig("proxy");
+    /**
+     * Keys the reference does not know, and blocks given as something else than a block (true
+     * then). The reference is read without -D overrides, which would otherwise make any -Dproxy.*
+     * typo a known key.
+     */
+    private boolean rejectUnknownKeys() {
+        Config reference = ConfigFactory.parseResources(ConfigLoader.class.getClassLoader(), "reference.conf")
+                .resolve().getConfig("proxy");
         if (!config.hasPath("proxy")) {
-            return;
+            return false;
         }
+        ConfigValue proxy = config.getValue("proxy");
+        if (proxy.valueType() != ConfigValueType.OBJECT) {
+            problems.add(new ConfigProblem("proxy", proxy.render(ConfigRenderOptions.concise()),
+                    "a block of keys, proxy { ... } (see reference.conf)"));
+            return true;
+        }
+        boolean blockAsValue = false;
         for (Map.Entry<String, ConfigValue> e : config.getConfig("proxy").entrySet()) {
             String path = e.getKey();
             if (path.equals("routes") || path.startsWith("routes.") || path.startsWith("upstreams.") || path.startsWith("limits.")
                     || path.startsWith("listener.tls.") || OPTIONAL_UPSTREAM_TLS_KEYS.contains(path)) {
                 continue;
             }
+            String value = e.getValue().render(ConfigRenderOptions.concise());
             if (!reference.hasPath(path)) {
-                problems.add(new ConfigProblem("proxy." + path, e.getValue().render(),
-                        "no such key (see reference.conf for the keys Kodiak knows)"));
+                problems.add(new ConfigProblem("proxy." + path, value, "no such key (see reference.conf for the keys Kodiak knows)"));
+            } else if (reference.getValue(path).valueType() == ConfigValueType.OBJECT
+                    && e.getValue().valueType() != ConfigValueType.OBJECT) {
+                problems.add(new ConfigProblem("proxy." + path, value, "a block of keys, " + path + " { ... } (see reference.conf)"));
+                blockAsValue = true;
             }
         }
+        return blockAsValue;
     }
 
 }

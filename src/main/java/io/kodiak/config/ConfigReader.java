@@ -1,5 +1,6 @@
 package io.kodiak.config;
 
+import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValueType;
 
@@ -65,7 +66,7 @@ final class ConfigReader {
 
     String render(String key) {
         try {
-            return config.hasPath(key) ? config.getValue(key).render() : "(missing)";
+            return config.hasPath(key) ? config.getValue(key).render(ConfigRenderOptions.concise()) : "(missing)";
         } catch (com.typesafe.config.ConfigException e) {
             return "(unreadable)";
         }

@@ -1,5 +1,6 @@
 package io.kodiak.config;
 
+import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigValue;
@@ -34,7 +35,7 @@ final class HeaderRulesReader {
         }
         String name = at + "." + key;
         if (entry.getValue(key).valueType() != ConfigValueType.OBJECT) {
-            problems.add(new ConfigProblem(name, entry.getValue(key).render(),
+            problems.add(new ConfigProblem(name, entry.getValue(key).render(ConfigRenderOptions.concise()),
                     "an object { set { NAME = \"value\" }, add { NAME = \"value\" }, remove = [NAME, ...] }"));
             return HeaderRules.NONE;
         }
@@ -42,7 +43,7 @@ final class HeaderRulesReader {
         int before = problems.size();
         for (String k : rules.keySet()) {
             if (!HEADER_RULE_KEYS.contains(k)) {
-                problems.add(new ConfigProblem(name + "." + k, rules.get(k).render(), "one of set, add, remove"));
+                problems.add(new ConfigProblem(name + "." + k, rules.get(k).render(ConfigRenderOptions.concise()), "one of set, add, remove"));
             }
         }
         Map<String, String> set = fields(rules, name + ".set", "set");
@@ -55,7 +56,7 @@ final class HeaderRulesReader {
                     remove.add(String.valueOf(item));
                 }
             } else {
-                problems.add(new ConfigProblem(name + ".remove", removeValue.render(), "a list of field names"));
+                problems.add(new ConfigProblem(name + ".remove", removeValue.render(ConfigRenderOptions.concise()), "a list of field names"));
             }
         }
         if (problems.size() > before) {
@@ -87,7 +88,7 @@ final class HeaderRulesReader {
         try {
             return HeaderRules.of(set, add, remove, request);
         } catch (HeaderRules.Invalid e) {
-            problems.add(new ConfigProblem(name, rules.render(), e.getMessage()));
+            problems.add(new ConfigProblem(name, rules.render(ConfigRenderOptions.concise()), e.getMessage()));
             return HeaderRules.NONE;
         }
     }
@@ -108,16 +109,16 @@ final class HeaderRulesReader {
             return Map.of();
         }
         if (value.valueType() != ConfigValueType.OBJECT) {
-            problems.add(new ConfigProblem(name, value.render(), "an object of field names and values, e.g. { \"X-Env\" = \"prod\" }"));
+            problems.add(new ConfigProblem(name, value.render(ConfigRenderOptions.concise()), "an object of field names and values, e.g. { \"X-Env\" = \"prod\" }"));
             return Map.of();
         }
         Map<String, String> fields = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         for (Map.Entry<String, ConfigValue> e : ((ConfigObject) value).entrySet()) {
             ConfigValueType type = e.getValue().valueType();
             if (type == ConfigValueType.OBJECT || type == ConfigValueType.LIST || type == ConfigValueType.NULL) {
-                problems.add(new ConfigProblem(name + "." + e.getKey(), e.getValue().render(), "a string value"));
+                problems.add(new ConfigProblem(name + "." + e.getKey(), e.getValue().render(ConfigRenderOptions.concise()), "a string value"));
             } else if (fields.put(e.getKey(), String.valueOf(e.getValue().unwrapped())) != null) {
-                problems.add(new ConfigProblem(name + "." + e.getKey(), e.getValue().render(), "each name once (names are case-insensitive)"));
+                problems.add(new ConfigProblem(name + "." + e.getKey(), e.getValue().render(ConfigRenderOptions.concise()), "each name once (names are case-insensitive)"));
             }
         }
         return new LinkedHashMap<>(fields);

@@ -1,5 +1,6 @@
 package io.kodiak.config;
 
+import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigValue;
@@ -66,7 +67,7 @@ final class RoutesReader {
             String at = key + "[" + i + "]";
             for (String k : entry.root().keySet()) {
                 if (!ROUTE_KEYS.contains(k)) {
-                    problems.add(new ConfigProblem(at + "." + k, entry.getValue(k).render(),
+                    problems.add(new ConfigProblem(at + "." + k, entry.getValue(k).render(ConfigRenderOptions.concise()),
                             "one of the route keys " + new TreeSet<>(ROUTE_KEYS)));
                 }
             }
@@ -121,12 +122,12 @@ final class RoutesReader {
                 : List.of(value.unwrapped());
         String expected = "a host name (api.example.com), a leading wildcard (*.example.org) or an address, or a list of them";
         if (names.isEmpty()) {
-            problems.add(new ConfigProblem(at + ".host", value.render(), expected + " (leave host out to serve every name)"));
+            problems.add(new ConfigProblem(at + ".host", value.render(ConfigRenderOptions.concise()), expected + " (leave host out to serve every name)"));
         }
         List<HostPattern> hosts = new ArrayList<>();
         for (Object name : names) {
             if (!(name instanceof String text)) {
-                problems.add(new ConfigProblem(at + ".host", value.render(), expected));
+                problems.add(new ConfigProblem(at + ".host", value.render(ConfigRenderOptions.concise()), expected));
                 continue;
             }
             try {
@@ -152,7 +153,7 @@ final class RoutesReader {
         try {
             rules = entry.getConfigList("rewrite");
         } catch (ConfigException e) {
-            problems.add(new ConfigProblem(key, entry.getValue("rewrite").render(),
+            problems.add(new ConfigProblem(key, entry.getValue("rewrite").render(ConfigRenderOptions.concise()),
                     "a list of { match = \"regular expression\", replace = \"/path?query\" }"));
             return Rewrites.NONE;
         }
@@ -162,11 +163,11 @@ final class RoutesReader {
             String ruleKey = key + "[" + i + "]";
             for (String k : rule.root().keySet()) {
                 if (!REWRITE_KEYS.contains(k)) {
-                    problems.add(new ConfigProblem(ruleKey + "." + k, rule.getValue(k).render(), "one of match, replace"));
+                    problems.add(new ConfigProblem(ruleKey + "." + k, rule.getValue(k).render(ConfigRenderOptions.concise()), "one of match, replace"));
                 }
             }
             if (!rule.hasPath("match") || !rule.hasPath("replace")) {
-                problems.add(new ConfigProblem(ruleKey, rule.root().render(), "both match and replace"));
+                problems.add(new ConfigProblem(ruleKey, rule.root().render(ConfigRenderOptions.concise()), "both match and replace"));
                 continue;
             }
             String match = String.valueOf(rule.getValue("match").unwrapped());
@@ -190,7 +191,7 @@ final class RoutesReader {
         try {
             return entry.getBoolean(key);
         } catch (ConfigException e) {
-            problems.add(new ConfigProblem(at + "." + key, entry.getValue(key).render(), "true or false"));
+            problems.add(new ConfigProblem(at + "." + key, entry.getValue(key).render(ConfigRenderOptions.concise()), "true or false"));
             return absent;
         }
     }

@@ -166,6 +166,44 @@ class ConfigLoaderTest {
                 "proxy.routes[0].preserve-hots", "true", "route keys");
     }
 
+    /** Every key of the file lives in proxy { }: a misspelt block is a typo, not a file of defaults. */
+    @Test
+    void aKeyOutsideTheProxyBlockIsRefused() {
+        assertProblem(rejected("prxy { listener { port = 9000 } }"), "prxy", "9000", "every key lives in the proxy { } block");
+    }
+
+    /** A block given as a value is named once, not as every key under it gone missing. */
+    @Test
+    void aBlockGivenAsAValueIsNamedAlone() {
+        ConfigException proxy = rejected("proxy = 5");
+        assertProblem(proxy, "proxy", "5", "a block of keys");
+        assertEquals(1, proxy.problems().size(), proxy.getMessage());
+        ConfigException listener = rejected("proxy.listener = 5\nproxy.upstream.tls = \"none\"");
+        assertProblem(listener, "proxy.listener", "5", "a block of keys");
+        assertProblem(listener, "proxy.upstream.tls", "none", "a block of keys");
+        assertEquals(2, listener.problems().size(), listener.getMessage());
+    }
+
+    /** A -D override is checked as a line of the file is: a misspelt key is refused, not ignored. */
+    @Test
+    void aMisspeltOverrideIsRefused() {
+        System.setProperty("proxy.listener.idle-timout", "5s");
+        try {
+            assertProblem(rejected(""), "proxy.listener.idle-timout", "5s", "no such key");
+        } finally {
+            System.clearProperty("proxy.listener.idle-timout");
+            ConfigFactory.invalidateCaches();
+        }
+    }
+
+    /** A list or block is shown on one line, without the parser's origin comments. */
+    @Test
+    void aStructuredValueIsShownOnOneLine() {
+        ConfigException e = rejected("proxy.listener.prot = { a = 1, b = [1, 2] }");
+        assertProblem(e, "proxy.listener.prot.b", "[1,2]", "no such key");
+        assertTrue(e.problems().stream().noneMatch(p -> p.value().contains("\n")), e.getMessage());
+    }
+
     @Test
     void everyProblemIsReportedAtOnce() {
         ConfigException e = rejected("proxy.listener.port = -1\nproxy.listener.io-strategy = x\nproxy.upstream.max-connections = 0");
