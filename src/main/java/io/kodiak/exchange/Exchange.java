@@ -80,6 +80,8 @@ public final class Exchange implements ResponseListener {
     /** host:port of every server tried, in order, for the access log. */
     private String serversTried;
     private boolean interimForwarded;
+    /** A {@link ResumeUpstream} waits for room in the client's queue and has not run yet. */
+    private boolean resumeAwaited;
     private CompositeBuffer held;
     private boolean clientPaused;
     private boolean continueSent;
@@ -418,18 +420,26 @@ public final class Exchange implements ResponseListener {
      * ready and which would otherwise come twice.
      */
     @Override
-    public void onInterimResponse(UpstreamConnection from, ResponseHead head) {
+    public boolean onInterimResponse(UpstreamConnection from, ResponseHead head) {
         synchronized (this) {
             if (phase.isOver() || phase.responseStarted() || from != upstreamState) {
-                return;
+                return true;
             }
             // The response timeout keeps running: interim responses do not extend it, or an
             // upstream could hold the exchange for ever with one 1xx after another.
-            if (head.status() != 100 && request.http11()) {
-                interimForwarded = true;
-                client.write(ClientResponseHead.interim(head, memory));
+            if (head.status() == 100 || !request.http11()) {
+                return true;
+            }
+            interimForwarded = true;
+            client.write(ClientResponseHead.interim(head, memory));
+            if (services.writeQueues().hasRoom(client.connection())) {
+                return true;
             }
         }
+        // A client that does not read its 1xx holds the upstream's reads, as for a body: a flood
+        // of them would otherwise queue without bound.
+        resumeUpstreamWhenRoom();
+        return false;
     }
 
     @Override
@@ -454,7 +464,7 @@ public final class Exchange implements ResponseListener {
         if (tunnel) {
             client.switchToTunnel(this);
         } else if (!room) {
-            services.writeQueues().whenRoom(client.connection(), new ResumeUpstream());
+            resumeUpstreamWhenRoom();
             return false;
         }
         return true;
@@ -542,7 +552,7 @@ public final class Exchange implements ResponseListener {
                 return true;
             }
         }
-        services.writeQueues().whenRoom(client.connection(), new ResumeUpstream());
+        resumeUpstreamWhenRoom();
         return false;
     }
 
@@ -945,11 +955,26 @@ public final class Exchange implements ResponseListener {
     }
 
     /** The client has room again: the upstream's reads, stopped for it, go on. */
+    /**
+     * Upstream reads resume once the client's queue has room. Asked once per pause: one read can
+     * bring several 1xx heads, or interim heads and the final one, each finding the queue full.
+     */
+    private void resumeUpstreamWhenRoom() {
+        synchronized (this) {
+            if (resumeAwaited) {
+                return;
+            }
+            resumeAwaited = true;
+        }
+        services.writeQueues().whenRoom(client.connection(), new ResumeUpstream());
+    }
+
     private final class ResumeUpstream implements WriteHandler {
         @Override
         public void onWritePossible() {
             UpstreamConnection state;
             synchronized (Exchange.this) {
+                resumeAwaited = false;
                 state = phase.isOver() ? null : upstreamState;
             }
             if (state != null) {

@@ -192,7 +192,8 @@ final class HealthChecks {
             }
 
             @Override
-            public void onInterimResponse(UpstreamConnection from, ResponseHead head) {
+            public boolean onInterimResponse(UpstreamConnection from, ResponseHead head) {
+                return true;
             }
 
             @Override

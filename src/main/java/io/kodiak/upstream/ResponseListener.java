@@ -19,8 +19,11 @@ public interface ResponseListener {
     /** True when the request asked to switch protocols: a 101 is its answer, not a violation. */
     boolean upgradeRequested();
 
-    /** An interim response (1xx other than 101); the final one follows. */
-    void onInterimResponse(UpstreamConnection from, ResponseHead head);
+    /**
+     * An interim response (1xx other than 101); the final one follows. False asks to pause reads,
+     * as {@link #onResponseBody}: an upstream may send 1xx after 1xx faster than a client reads.
+     */
+    boolean onInterimResponse(UpstreamConnection from, ResponseHead head);
 
     /**
      * The final response's head, a body to follow (or a 101's, after which the connection carries

@@ -125,8 +125,7 @@ public final class UpstreamFilter extends BaseFilter {
             return listener.onResponseHead(state, head, null);
         }
         if (head.isInterim()) {
-            listener.onInterimResponse(state, head);
-            return true;
+            return listener.onInterimResponse(state, head);
         }
         reading.keepAlive = head.wantsKeepAlive();
         BodyReader body = reading.body;

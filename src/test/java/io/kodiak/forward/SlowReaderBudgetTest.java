@@ -170,6 +170,19 @@ class SlowReaderBudgetTest {
         }
     }
 
+    /**
+     * Interim responses go through the client's queue as a body does: an upstream that sends 1xx
+     * after 1xx to a client that reads none fills that queue to its cap, then waits.
+     */
+    @Test
+    void aFloodOfInterimResponsesWaitsForTheClientAsABodyDoes() throws Exception {
+        WriteQueues queues = startProxy("60s");
+        openSlowReader("/interim");
+        Await.await(() -> queues.waiting() == 1, "the flood of 103s to wait for room in the client's queue");
+        // The cap, plus what the last reads of the upstream brought (a few 64 KiB reads at most).
+        assertTrue(queues.held() <= PER_CONNECTION + (512 << 10), "queued: " + queues.held() + " bytes");
+    }
+
     private Socket openSlowReader(String path) throws IOException {
         Socket socket = TestTls.connectWithReceiveBuffer(proxy.port(), 4096);
         slow.add(socket);
@@ -236,6 +249,15 @@ class SlowReaderBudgetTest {
                     stalledTls.add(socket);
                     stalled.add(plain);
                     return;
+                }
+                if (path.startsWith("/interim")) {
+                    // 103 after 103 (each with a 4 KiB field), for ever: blocks when the proxy stops reading.
+                    byte[] hint = ("HTTP/1.1 103 Early Hints\r\nLink: </" + "a".repeat(4096) + ">; rel=preload\r\n\r\n")
+                            .getBytes(StandardCharsets.ISO_8859_1);
+                    OutputStream out = socket.getOutputStream();
+                    while (true) {
+                        out.write(hint);
+                    }
                 }
                 long length = Long.parseLong(path.substring("/size/".length()));
                 OutputStream out = socket.getOutputStream();

@@ -30,7 +30,7 @@ class ExchangeDeadlinesTest {
         }
 
         @Override
-        public void onInterimResponse(UpstreamConnection from, ResponseHead head) {
+        public boolean onInterimResponse(UpstreamConnection from, ResponseHead head) {
             throw new AssertionError("not used");
         }
 
