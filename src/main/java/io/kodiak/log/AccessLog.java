@@ -2,6 +2,8 @@ package io.kodiak.log;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.Marker;
+import org.slf4j.MarkerFactory;
 
 /**
  * One line per exchange on the "kodiak.access" logger, routed to its own file by logback.xml, in
@@ -12,6 +14,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class AccessLog {
     private static final Logger LOG = LoggerFactory.getLogger("kodiak.access");
+    /** A line that is a whole JSON object: the file's pattern puts no time before it ({@link LineTime}). */
+    static final Marker JSON = MarkerFactory.getMarker("KODIAK_ACCESS_JSON");
 
     private AccessLog() {
     }
@@ -21,6 +25,10 @@ public final class AccessLog {
     }
 
     public static void record(AccessLogFormat format, AccessLogEntry entry) {
-        LOG.info(format.line(entry));
+        if (format.isJson()) {
+            LOG.info(JSON, format.line(entry));
+        } else {
+            LOG.info(format.line(entry));
+        }
     }
 }
