@@ -98,7 +98,8 @@ public final class Main {
 
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            LOG.info("stopping: draining in-flight exchanges (grace period {})", config.shutdownGracePeriod());
+            // The grace period in service: a reload may have changed it since start.
+            LOG.info("stopping: draining in-flight exchanges (grace period {})", kodiak.config().shutdownGracePeriod());
             kodiak.stop();
             monitoring.stop();
             PidFile.removeIfOurs(System.getProperty("kodiak.pid-file"));
