@@ -700,6 +700,7 @@ public final class Exchange implements ResponseListener {
         Connection<?> reset = null;
         UpstreamServer from;
         boolean beforeResponse;
+        boolean headBegun;
         long started;
         synchronized (this) {
             if (phase.isOver() || source != upstreamState) {
@@ -708,11 +709,12 @@ public final class Exchange implements ResponseListener {
             from = server;
             started = attemptStartMillis;
             beforeResponse = !phase.responseStarted();
+            headBegun = beforeResponse && source.headBegun();
             if (phase == Phase.TUNNELLING) {
                 phase = phase.completed();
                 tunnel = upstream;
             } else if (!phase.responseStarted() && phase != Phase.CONNECTING && !retried && upstreamReused
-                    && !interimForwarded && resendable()) {
+                    && !interimForwarded && !headBegun && resendable()) {
                 // The upstream closed an idle pooled connection as we reused it; nothing was answered,
                 // so an idempotent, bodiless request is safe to send once more, on a brand-new
                 // connection to the same server (an idle close is no sign of ill health).
@@ -731,14 +733,15 @@ public final class Exchange implements ResponseListener {
             release(stale, from, false);
             from.pool().acquireFresh(new Acquisition(from, true));
         } else {
+            String when = headBegun ? "closed in the middle of the response head"
+                    : beforeResponse ? "closed before any response byte" : "closed in the middle of the response body";
             if (beforeResponse && from != null) {
-                from.failed("a reset before any response byte", started);
+                from.failed(headBegun ? "a reset in the middle of the response head" : "a reset before any response byte", started);
             }
             if (reset != null) {
-                retryElsewhere(from, reset, ProxyError.UPSTREAM_CLOSED, "closed before any response byte");
+                retryElsewhere(from, reset, ProxyError.UPSTREAM_CLOSED, when);
             } else {
-                fail(ProxyError.UPSTREAM_CLOSED, beforeResponse
-                        ? "closed before any response byte" : "closed in the middle of the response body");
+                fail(ProxyError.UPSTREAM_CLOSED, when);
             }
         }
     }

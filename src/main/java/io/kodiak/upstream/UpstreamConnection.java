@@ -73,6 +73,15 @@ public final class UpstreamConnection {
         return reading;
     }
 
+    /**
+     * Part of a response head arrived and no more: the server took the request and began to answer
+     * it, which an idle pooled connection closed under a request never shows. Read on the
+     * connection's own thread, from its close event.
+     */
+    public boolean headBegun() {
+        return reading.phase == ResponseReading.Phase.HEAD && reading.heads.isPartial();
+    }
+
     ReadGate gate() {
         return gate;
     }

@@ -110,6 +110,26 @@ class ConnectionLifecycleTest {
         }
     }
 
+    /**
+     * Part of a response head, then a close: the server took the request and began to answer, no
+     * idle close raced it. 502, and the request is not sent again.
+     */
+    @Test
+    void aReusedConnectionClosedInTheMiddleOfTheHeadIsNotRetried() throws Exception {
+        try (ScriptedUpstream upstream = new ScriptedUpstream(
+                i -> i == 1 ? "HTTP/1.1 200 OK\r\nContent-Le" + ScriptedUpstream.CLOSE : OK_RESPONSE, false);
+             ProxyHarness proxy = ProxyHarness.forUpstream(upstream.url("/"), "");
+             RawHttp raw = new RawHttp(proxy.port())) {
+            raw.send("GET /a HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertEquals(200, raw.read().status());
+            raw.send("GET /b HTTP/1.1\r\nHost: a\r\n\r\n");
+            RawHttp.Response cut = raw.read();
+            assertEquals(502, cut.status());
+            assertTrue(cut.bodyText().startsWith("502"), cut.bodyText());
+            assertEquals(2, upstream.requests());
+        }
+    }
+
     @Test
     void nonIdempotentRequestIsNotRetried() throws Exception {
         try (ScriptedUpstream upstream = new ScriptedUpstream(i -> i == 1 ? null : OK_RESPONSE, false);

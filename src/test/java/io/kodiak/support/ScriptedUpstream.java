@@ -25,6 +25,8 @@ import java.util.function.IntFunction;
 public final class ScriptedUpstream implements AutoCloseable {
     /** Marks a segment boundary in an answer (fault injection, not synchronisation). */
     public static final String PAUSE = "\u0001";
+    /** Ends an answer: the connection closes once it is sent, whatever closeAfterEachResponse says. */
+    public static final String CLOSE = "\u0002";
 
     private final ServerSocket server;
     private final ExecutorService threads = Executors.newCachedThreadPool();
@@ -83,6 +85,10 @@ public final class ScriptedUpstream implements AutoCloseable {
                 if (answer == null) {
                     return;
                 }
+                boolean closeNow = answer.endsWith(CLOSE);
+                if (closeNow) {
+                    answer = answer.substring(0, answer.length() - CLOSE.length());
+                }
                 String[] segments = answer.split(PAUSE, -1);
                 for (int i = 0; i < segments.length; i++) {
                     if (i > 0) {
@@ -91,7 +97,7 @@ public final class ScriptedUpstream implements AutoCloseable {
                     out.write(segments[i].getBytes(StandardCharsets.ISO_8859_1));
                     out.flush();
                 }
-                if (closeAfterEachResponse) {
+                if (closeAfterEachResponse || closeNow) {
                     return;
                 }
             }
