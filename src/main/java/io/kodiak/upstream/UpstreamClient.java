@@ -13,7 +13,6 @@ import io.kodiak.transport.WriteQueues;
 import org.glassfish.grizzly.SocketConnectorHandler;
 import org.glassfish.grizzly.filterchain.FilterChainBuilder;
 import org.glassfish.grizzly.nio.transport.TCPNIOConnectorHandler;
-import org.glassfish.grizzly.filterchain.TransportFilter;
 import org.glassfish.grizzly.memory.MemoryManager;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransportBuilder;
@@ -64,7 +63,7 @@ public final class UpstreamClient {
         this.tlsObserver = tlsObserver;
         this.timers = timers;
         FilterChainBuilder chain = FilterChainBuilder.stateless()
-                .add(new TransportFilter())
+                .add(new UpstreamTransportFilter())
                 .add(new UpstreamFilter());
         transport = TCPNIOTransportBuilder.newInstance()
                 .setIOStrategy(SameThreadIOStrategy.getInstance())
@@ -261,7 +260,7 @@ public final class UpstreamClient {
      */
     private SocketConnectorHandler tlsConnector(UpstreamTls tls, UpstreamGroupConfig.Server server) {
         FilterChainBuilder chain = FilterChainBuilder.stateless()
-                .add(new TransportFilter())
+                .add(new UpstreamTransportFilter())
                 .add(tls.filterFor(server.host(), server.port(), (connection, cause) -> UpstreamConnection.of(connection).tlsFailed(cause),
                         tlsObserver))
                 .add(new UpstreamFilter());

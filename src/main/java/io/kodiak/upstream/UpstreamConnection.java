@@ -30,6 +30,8 @@ public final class UpstreamConnection {
     private boolean inTimerQueue;
     /** Why the TLS handshake failed, when it did (the connection closes after it). */
     private volatile Throwable tlsFailure;
+    /** A read failed (a reset): the close that follows is no end of a close-delimited body. */
+    private volatile boolean readFailed;
 
     public static UpstreamConnection of(Connection<?> connection) {
         UpstreamConnection state = ATTR.get(connection);
@@ -67,6 +69,16 @@ public final class UpstreamConnection {
      */
     public boolean unbind(ResponseListener exchange) {
         return listener.compareAndSet(exchange, null);
+    }
+
+    /** A read failed (a reset, not the end of the stream); the connection is about to close. */
+    void readFailed() {
+        readFailed = true;
+    }
+
+    /** True once a read failed on this connection. */
+    boolean hasReadFailed() {
+        return readFailed;
     }
 
     ResponseReading reading() {

@@ -170,7 +170,8 @@ public final class UpstreamFilter extends BaseFilter {
         }
         state.gate().discard();
         ResponseReading reading = state.reading();
-        boolean delimited = reading.phase == ResponseReading.Phase.BODY && reading.body.closeEnds();
+        // A body delimited by the close ends with the end of the stream, not with a reset.
+        boolean delimited = reading.phase == ResponseReading.Phase.BODY && reading.body.closeEnds() && !state.hasReadFailed();
         ResponseListener listener = state.closed();
         if (listener != null) {
             if (delimited) {

@@ -14,6 +14,7 @@ import java.util.concurrent.Future;
 
 import static io.kodiak.support.Await.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Upstream connections are pooled, reused, never reused when broken, and freed when the client leaves. */
@@ -157,6 +158,43 @@ class ConnectionLifecycleTest {
             // The client connection stays usable: the body was re-framed, not left open-ended.
             raw.send("GET /again HTTP/1.1\r\nHost: a\r\n\r\n");
             assertEquals("until the end", raw.read().bodyText());
+        }
+    }
+
+    /**
+     * A body delimited by the connection's close, cut by a reset (the upstream crashed): not the end
+     * of the body. The client's connection closes without the last chunk, which would tell it the
+     * body was whole.
+     */
+    @Test
+    void aCloseDelimitedBodyCutByAResetIsNotEndedAsWhole() throws Exception {
+        try (java.net.ServerSocket server = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+             ProxyHarness proxy = ProxyHarness.forUpstream("http://127.0.0.1:" + server.getLocalPort() + "/", "");
+             RawHttp raw = new RawHttp(proxy.port())) {
+            raw.send("GET /crash HTTP/1.1\r\nHost: a\r\n\r\n");
+            java.io.InputStream body;
+            try (java.net.Socket upstream = server.accept()) {
+                java.io.InputStream in = upstream.getInputStream();
+                for (int matched = 0; matched < 4; ) {
+                    int b = in.read();
+                    matched = (b == '\r' && matched % 2 == 0) || (b == '\n' && matched % 2 == 1) ? matched + 1 : 0;
+                }
+                upstream.getOutputStream().write("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nhello"
+                        .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+                upstream.getOutputStream().flush();
+                RawHttp.Response head = raw.readHead();
+                assertEquals(200, head.status());
+                assertEquals("chunked", head.header("transfer-encoding"));
+                body = raw.bodyStream(head);
+                byte[] first = new byte[5];
+                for (int got = 0; got < first.length; ) {
+                    got += body.read(first, got, first.length - got);
+                }
+                assertEquals("hello", new String(first, java.nio.charset.StandardCharsets.ISO_8859_1));
+                // The first part reached the client: now the crash, a reset instead of the close.
+                upstream.setSoLinger(true, 0);
+            }
+            assertThrows(java.io.IOException.class, body::readAllBytes, "no last chunk: the connection closed");
         }
     }
 
