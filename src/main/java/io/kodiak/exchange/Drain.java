@@ -10,6 +10,8 @@ public final class Drain {
     private final AtomicInteger inFlight = new AtomicInteger();
     private volatile boolean draining;
     private volatile Runnable onIdle;
+    /** The grace period ran out: connections still open are closed by the proxy. */
+    private volatile boolean expired;
 
     void exchangeStarted() {
         inFlight.incrementAndGet();
@@ -32,6 +34,16 @@ public final class Drain {
     /** From now on new requests are refused and responses close their connections. */
     public void begin() {
         draining = true;
+    }
+
+    /** The grace period is over: exchanges still in flight are cut when their connections close. */
+    public void expire() {
+        expired = true;
+    }
+
+    /** True once the grace period ran out (an exchange ended now was cut by the stop). */
+    public boolean isExpired() {
+        return expired;
     }
 
     /** Draining (see {@link #begin}); {@code whenIdle} runs once nothing is in flight. */

@@ -649,26 +649,38 @@ public final class Exchange implements ResponseListener {
         end(keep);
     }
 
-    /** The client connection closed: stop everything, and never pool the upstream connection mid-exchange. */
+    /**
+     * The client connection closed: stop everything, and never pool the upstream connection
+     * mid-exchange. Closed by the client (499, as nginx logs it), or by the stop once its grace
+     * period ran out ({@link ProxyError#STOPPED}: the answer's status if it had begun, else 503).
+     */
     public void onClientClosed() {
         Connection<?> connection;
         UpstreamServer from;
         boolean tunnel;
+        boolean stopped = services.drain().isExpired();
         synchronized (this) {
             if (phase.isOver()) {
                 return;
             }
             tunnel = phase == Phase.TUNNELLING;
+            if (!tunnel && stopped && !phase.responseStarted()) {
+                status = ProxyError.STOPPED.status;
+            } else if (!tunnel && !stopped) {
+                status = CLIENT_CLOSED_STATUS;
+            }
             phase = tunnel ? phase.completed() : Phase.FAILED;
             connection = upstream;
             from = server;
-            if (!tunnel) {
-                status = CLIENT_CLOSED_STATUS;
-            }
         }
         release(connection, from, false);
         if (!tunnel) {
-            services.onError(null);
+            services.onError(stopped ? ProxyError.STOPPED : null);
+            if (stopped) {
+                LOG.warn("{} {} route={} upstream={} cause={} request_id={}: {}", request.methodName(), request.path(), route.name(),
+                        serversTried == null ? route.upstreamUrl() : serversTried, ProxyError.STOPPED.cause,
+                        RequestIds.format(request.requestNumber()), ProxyError.STOPPED.text);
+            }
         }
         end(false);
     }

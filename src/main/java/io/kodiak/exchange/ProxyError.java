@@ -29,6 +29,8 @@ public enum ProxyError {
     HEADERS_TOO_LARGE(431, "request headers larger than max-header-size", true, "bad_request"),
     BODY_TOO_LARGE(413, "request body larger than max-body-size", true, "body_too_large"),
     DRAINING(503, "proxy is shutting down", true, "draining"),
+    /** In flight when the grace period ran out: the stop closed the connections, not the client. */
+    STOPPED(503, "proxy stopped at the end of its grace period before the response was complete", true, "stopped"),
     POOL_EXHAUSTED(503, "no upstream connection free within connect-timeout (max-connections reached)", false, "pool_exhausted"),
     CONNECT_FAILED(502, "cannot connect to upstream", false, "connect"),
     CONNECT_TIMEOUT(504, "upstream connect timed out (connect-timeout)", false, "connect_timeout"),

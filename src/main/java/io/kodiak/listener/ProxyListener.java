@@ -276,6 +276,8 @@ public final class ProxyListener {
         } catch (ExecutionException | TimeoutException e) {
             // Grace expired or shutdown failed: fall through to the hard stop.
         }
+        // Whatever Grizzly's shutdown reported, nothing in flight from here on ends by its client's doing.
+        drain.expire();
         try {
             shutdownAndReleaseAddresses();
         } catch (IOException e) {
@@ -310,6 +312,8 @@ public final class ProxyListener {
 
         @Override
         public void shutdownForced() {
+            // The grace period is over: what is still in flight is cut by the proxy, not its client.
+            drain.expire();
         }
     }
 }

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import static io.kodiak.support.Await.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Stop drains: no new connections, in-flight exchanges finish, then the proxy exits well before the grace period. */
 class GracefulDrainTest {
@@ -44,6 +45,25 @@ class GracefulDrainTest {
                 assertEquals("held ok", response.bodyText());
                 assertEquals("close", response.header("connection"), "a draining proxy tells keep-alive clients to go");
                 stopping.get(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** Past the grace period the stop cuts what is left: counted as the stop's doing, not the client's (499). */
+    @Test
+    void anExchangeCutAtTheEndOfTheGracePeriodIsTheStopsDoing() throws Exception {
+        try (TestUpstream upstream = TestUpstream.start()) {
+            ProxyHarness proxy = ProxyHarness.forUpstream(upstream.url("/"), "proxy.shutdown.grace-period = 1s");
+            try (RawHttp inFlight = new RawHttp(proxy.port())) {
+                inFlight.send("GET /hold HTTP/1.1\r\nHost: a\r\n\r\n");
+                await(() -> upstream.holds() == 1, "the request to reach the upstream");
+                proxy.close();
+                assertTrue(inFlight.closedByPeer(), "the connection closed at the end of the grace period");
+                java.util.Map<String, Long> errors = proxy.kodiak().services().errorCounts();
+                assertEquals(1L, errors.getOrDefault("stopped", 0L), errors.toString());
+                assertEquals(0L, errors.getOrDefault(io.kodiak.exchange.ProxyError.CLIENT_ABORT, 0L), errors.toString());
+            } finally {
+                upstream.release();
             }
         }
     }
