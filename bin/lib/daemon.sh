@@ -16,13 +16,22 @@ daemon_script_dir() {
 }
 
 # Prints the pid and returns 0 when PIDFILE names a live process whose command line contains MARKER.
+# A marker ending in a space (-Dkodiak.daemon=proxy:BASE ) must be one whole argument: as a substring,
+# the marker of a base "/x/bq" would also match an instance whose base is "/x/bq y".
 daemon_pid() {
-  local pidfile=$1 marker=$2 pid
+  local pidfile=$1 marker=$2 pid arg found=false
   [ -f "$pidfile" ] || return 1
   pid=$(tr -dc '0-9' <"$pidfile")
   [ -n "$pid" ] || return 1
   [ -r "/proc/$pid/cmdline" ] || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$marker" || return 1
+  if [[ $marker == *' ' ]]; then
+    while IFS= read -r -d '' arg; do
+      [ "$arg" = "${marker% }" ] && found=true && break
+    done <"/proc/$pid/cmdline"
+    [ "$found" = true ] || return 1
+  else
+    tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$marker" || return 1
+  fi
   echo "$pid"
 }
 
