@@ -17,29 +17,35 @@ import java.io.IOException;
  * when the upstream crashed in its middle; a reset is recorded on the connection
  * ({@link UpstreamConnection#readFailed()}) before the close it causes.
  *
- * <p>Reads use Grizzly's own allocation (its receive size, the memory manager's buffers); they
- * skip its per-read probe notification, which nothing in Kodiak listens to. A buffer handed down
- * to read into (the TLS filter's) is read by Grizzly as before.
+ * <p>Reads use Grizzly's own allocation (its receive size, the memory manager's buffers), or the
+ * buffer handed down to read into (the TLS filter's, sized for a record); they skip Grizzly's
+ * per-read probe notification, which nothing in Kodiak listens to. Either way the connection is
+ * then terminated at once, as Grizzly's read does, not closed behind writes still queued to it.
  */
 final class UpstreamTransportFilter extends TransportFilter {
 
     @Override
     public NextAction handleRead(FilterChainContext ctx) throws IOException {
-        if (!(ctx.getConnection() instanceof TCPNIOConnection connection) || ctx.getTransportContext().isBlocking()
-                || ctx.getMessage() != null) {
+        if (!(ctx.getConnection() instanceof TCPNIOConnection connection) || ctx.getTransportContext().isBlocking()) {
             return super.handleRead(ctx);
         }
-        Buffer buffer;
+        Buffer buffer = ctx.getMessage();
         try {
-            buffer = TCPNIOUtils.allocateAndReadBuffer(connection);
+            if (buffer == null) {
+                buffer = TCPNIOUtils.allocateAndReadBuffer(connection);
+            } else if (buffer.hasRemaining() && TCPNIOUtils.readBuffer(connection, buffer) < 0) {
+                throw new EOFException();
+            }
         } catch (EOFException end) {
-            // The end of the stream: the connection closes, and a close-delimited body ends here.
+            // The end of the stream: a close-delimited body ends here.
+            connection.terminateWithReason(end);
             throw end;
         } catch (IOException failed) {
             UpstreamConnection state = UpstreamConnection.peek(connection);
             if (state != null) {
                 state.readFailed();
             }
+            connection.terminateWithReason(failed);
             throw failed;
         }
         if (buffer.position() == 0) {

@@ -168,12 +168,15 @@ class ConnectionLifecycleTest {
      */
     @Test
     void aCloseDelimitedBodyCutByAResetIsNotEndedAsWhole() throws Exception {
-        try (java.net.ServerSocket server = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
-             ProxyHarness proxy = ProxyHarness.forUpstream("http://127.0.0.1:" + server.getLocalPort() + "/", "");
+        // Plain, with TLS put over the accepted socket in the TLS run: the plain one can be reset.
+        try (java.net.ServerSocket server = io.kodiak.support.TestTls.listenPlain(0, 1);
+             ProxyHarness proxy = ProxyHarness.forUpstream(
+                     io.kodiak.support.TestTls.scheme() + "://127.0.0.1:" + server.getLocalPort() + "/", "");
              RawHttp raw = new RawHttp(proxy.port())) {
             raw.send("GET /crash HTTP/1.1\r\nHost: a\r\n\r\n");
             java.io.InputStream body;
-            try (java.net.Socket upstream = server.accept()) {
+            try (java.net.Socket plain = server.accept()) {
+                java.net.Socket upstream = io.kodiak.support.TestTls.serverSide(plain);
                 java.io.InputStream in = upstream.getInputStream();
                 for (int matched = 0; matched < 4; ) {
                     int b = in.read();
@@ -191,8 +194,8 @@ class ConnectionLifecycleTest {
                     got += body.read(first, got, first.length - got);
                 }
                 assertEquals("hello", new String(first, java.nio.charset.StandardCharsets.ISO_8859_1));
-                // The first part reached the client: now the crash, a reset instead of the close.
-                upstream.setSoLinger(true, 0);
+                // The first part reached the client: now the crash, a reset of the socket under any TLS.
+                plain.setSoLinger(true, 0);
             }
             assertThrows(java.io.IOException.class, body::readAllBytes, "no last chunk: the connection closed");
         }
