@@ -73,11 +73,12 @@ public final class ConfigLoader {
             throw new ConfigException(List.of(new ConfigProblem("configuration", "(unresolvable)", e.getMessage())));
         }
         ConfigLoader loader = new ConfigLoader(merged);
-        // Every key of the file lives in the proxy block: "prxy { ... }" is a typo, not a no-op.
+        // Every key of Kodiak's lives in the proxy block: another block at the top ("prxy { ... }")
+        // is a typo, not a no-op. Plain values there are left alone: they may serve as ${substitutions}.
         for (Map.Entry<String, ConfigValue> e : user.root().entrySet()) {
-            if (!e.getKey().equals("proxy")) {
+            if (!e.getKey().equals("proxy") && e.getValue().valueType() == ConfigValueType.OBJECT) {
                 loader.problems.add(new ConfigProblem(e.getKey(), e.getValue().render(ConfigRenderOptions.concise()),
-                        "no such key: every key lives in the proxy { } block (see reference.conf)"));
+                        "no such block: every key of Kodiak's lives in the proxy { } block (see reference.conf)"));
             }
         }
         return loader.build();
@@ -246,7 +247,10 @@ public final class ConfigLoader {
         boolean blockAsValue = false;
         for (Map.Entry<String, ConfigValue> e : config.getConfig("proxy").entrySet()) {
             String path = e.getKey();
-            if (path.equals("routes") || path.startsWith("routes.") || path.startsWith("upstreams.") || path.startsWith("limits.")
+            // Lists (and -D overrides of their items, proxy.routes.0.prefix) and open-ended blocks:
+            // their own readers check each key.
+            if (path.equals("routes") || path.startsWith("routes.") || path.startsWith("listeners.")
+                    || path.startsWith("upstreams.") || path.startsWith("limits.")
                     || path.startsWith("listener.tls.") || OPTIONAL_UPSTREAM_TLS_KEYS.contains(path)) {
                 continue;
             }

@@ -6,6 +6,7 @@ import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
 import io.kodiak.limits.LimitSettings;
+import io.kodiak.http.PercentDecoding;
 import io.kodiak.routing.HeaderRules;
 import io.kodiak.routing.HostPattern;
 import io.kodiak.routing.Rewrite;
@@ -76,6 +77,15 @@ final class RoutesReader {
                 problems.add(new ConfigProblem(at + ".prefix", String.valueOf(prefix), "a path prefix starting with /"));
                 continue;
             }
+            // Matched as request paths are: with percent-encoded unreserved characters decoded
+            // ("/%7Eu/" is "/~u/"), and holding only what a request path may hold.
+            String matched = PercentDecoding.unreserved(prefix);
+            if (matched == null || PercentDecoding.hasExcludedCharacter(prefix)) {
+                problems.add(new ConfigProblem(at + ".prefix", prefix, "a path prefix a request can match: '%' followed by two hex"
+                        + " digits, and none of \\ \" < > ` { } (requests with them raw are refused)"));
+                continue;
+            }
+            prefix = matched;
             List<HostPattern> hosts = hosts(entry, at);
             for (String host : hosts.isEmpty() ? List.of("") : hosts.stream().map(HostPattern::name).toList()) {
                 if (!served.add(host + " " + prefix)) {

@@ -55,10 +55,10 @@ final class LogConfiguration {
         try {
             scan.run();
         } catch (RuntimeException e) {
-            return "logging configuration not re-read (" + e + "); the previous one stays in force";
+            return "logging configuration not re-read (" + e + "); logback's own report is in the console log";
         } finally {
             ownNextRun.cancel(false);
         }
-        return "logging configuration re-read: " + file + " (a file logback cannot use leaves the previous one in force)";
+        return "logging configuration re-read: " + file + " (a file logback cannot parse leaves the previous one in force)";
     }
 }

@@ -644,9 +644,14 @@ public final class Exchange implements ResponseListener {
                     requestNumber, 0, memory));
         }
         release(connection, from, false);
+        warnFailed(error, requestNumber, detail);
+        end(keep);
+    }
+
+    /** The one WARN line of a failed exchange, in kodiak.log. */
+    private void warnFailed(ProxyError error, long requestNumber, String detail) {
         LOG.warn("{} {} route={} upstream={} cause={} request_id={}: {}", request.methodName(), request.path(), route.name(),
                 serversTried == null ? route.upstreamUrl() : serversTried, error.cause, RequestIds.format(requestNumber), detail);
-        end(keep);
     }
 
     /**
@@ -677,9 +682,8 @@ public final class Exchange implements ResponseListener {
         if (!tunnel) {
             services.onError(stopped ? ProxyError.STOPPED : null);
             if (stopped) {
-                LOG.warn("{} {} route={} upstream={} cause={} request_id={}: {}", request.methodName(), request.path(), route.name(),
-                        serversTried == null ? route.upstreamUrl() : serversTried, ProxyError.STOPPED.cause,
-                        RequestIds.format(request.requestNumber()), ProxyError.STOPPED.text);
+                warnFailed(ProxyError.STOPPED, request.requestNumber() != 0 ? request.requestNumber() : RequestIds.next(),
+                        ProxyError.STOPPED.text);
             }
         }
         end(false);
@@ -969,7 +973,6 @@ public final class Exchange implements ResponseListener {
         }
     }
 
-    /** The client has room again: the upstream's reads, stopped for it, go on. */
     /**
      * Upstream reads resume once the client's queue has room. Asked once per pause: one read can
      * bring several 1xx heads, or interim heads and the final one, each finding the queue full.
@@ -984,6 +987,7 @@ public final class Exchange implements ResponseListener {
         services.writeQueues().whenRoom(client.connection(), new ResumeUpstream());
     }
 
+    /** The client has room again: the upstream's reads, stopped for it, go on. */
     private final class ResumeUpstream implements WriteHandler {
         @Override
         public void onWritePossible() {

@@ -32,8 +32,10 @@ final class ByteClass {
         for (int c = 0; c < 256; c++) {
             FIELD_VALUE[c] = FIELD_VCHAR[c] || c == ' ' || c == '\t';
         }
-        // Visible US-ASCII that RFC 3986 leaves out of a path (§3.3: pchar).
-        for (char c : "\\\"<>[]^`{|}".toCharArray()) {
+        // Visible US-ASCII that RFC 3986 leaves out of a path (§3.3: pchar) and browsers never send
+        // raw (they percent-encode '"', '<', '>', '`', '{', '}' and turn '\\' into '/'); '|', '[',
+        // ']' and '^' stay allowed, since browsers and curl do send them raw.
+        for (char c : "\\\"<>`{}".toCharArray()) {
             PATH_EXCLUDED[c] = true;
         }
         // RFC 3986 §2.3: unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~".

@@ -86,7 +86,7 @@ public final class RequestHead extends MessageHead {
         int queryMark = pathStart;
         boolean encoded = false;
         for (byte b; queryMark < to && (b = array[queryMark]) != '?'; queryMark++) {
-            if (ByteClass.isPathExcluded(b)) {
+            if (ByteClass.isPathExcluded(b & 0xff)) {
                 throw new HttpViolationException(Violation.PATH_CHARACTER);
             }
             encoded |= b == '%';

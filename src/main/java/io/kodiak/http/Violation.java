@@ -22,11 +22,17 @@ public enum Violation {
     /** RFC 9112 §3.2, RFC 3986: visible US-ASCII only in the request target (no control byte, whitespace, fragment or raw byte above 0x7f). */
     TARGET_CHARACTER("control byte, whitespace, '#' or non-ASCII byte in the request target"),
     /**
-     * RFC 3986 §3.3: a path holds pchar only; '\\', '"', '<', '>', '[', ']', '^', '`', '{', '|' and '}'
-     * travel percent-encoded. Raw, a backend that reads '\\' as '/' finds a path segment the dot-segment
-     * check never saw (Tomcat refuses the same set by default).
+     * RFC 3986 §3.3: a path holds pchar only; '\\', '"', '<', '>', '`', '{' and '}' travel
+     * percent-encoded (browsers encode them). Raw, a backend that reads '\\' as '/' finds a path
+     * segment the dot-segment check never saw.
      */
     PATH_CHARACTER("character that must be percent-encoded in the request path"),
+    /**
+     * RFC 3986 §2.1: pct-encoded = "%" HEXDIG HEXDIG. A stray '%' would make the decoding of
+     * unreserved characters form a new encoding ("%%32%66" into "%2f") for the upstream to decode
+     * again (nginx refuses it too).
+     */
+    PATH_PERCENT_ENCODING("'%' not followed by two hex digits in the request path"),
     /** RFC 9112 §3.2: origin-form or absolute-form (http/https); authority-form only with CONNECT; no asterisk-form (as nginx). */
     TARGET_FORM("request target in a form this method does not allow"),
     /** RFC 9112 §2.3: HTTP-version = "HTTP/" DIGIT "." DIGIT, case-sensitive. */

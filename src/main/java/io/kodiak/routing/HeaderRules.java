@@ -127,6 +127,11 @@ public final class HeaderRules {
         }
         byte[] bytes = name.getBytes(StandardCharsets.US_ASCII);
         FieldName known = FieldName.of(bytes, 0, bytes.length);
+        if (known == FieldName.HTTP2_SETTINGS && rule.equals("remove")) {
+            // Never forwarded since Kodiak drops it itself; removing it stays valid, as it was when
+            // remove = ["HTTP2-Settings"] was the usual guard against h2c smuggling.
+            return;
+        }
         if (known.isHopByHop() || known == FieldName.CONTENT_LENGTH) {
             throw new Invalid("a field other than " + name + " (framing and hop-by-hop fields belong to each connection)");
         }

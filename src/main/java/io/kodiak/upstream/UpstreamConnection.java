@@ -87,8 +87,8 @@ public final class UpstreamConnection {
 
     /**
      * Part of a response head arrived and no more: the server took the request and began to answer
-     * it, which an idle pooled connection closed under a request never shows. Read on the
-     * connection's own thread, from its close event.
+     * it, which an idle pooled connection closed under a request never shows. Read from the
+     * connection's close event, after its last read.
      */
     public boolean headBegun() {
         return reading.phase == ResponseReading.Phase.HEAD && reading.heads.isPartial();

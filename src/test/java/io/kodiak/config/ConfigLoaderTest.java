@@ -169,7 +169,21 @@ class ConfigLoaderTest {
     /** Every key of the file lives in proxy { }: a misspelt block is a typo, not a file of defaults. */
     @Test
     void aKeyOutsideTheProxyBlockIsRefused() {
-        assertProblem(rejected("prxy { listener { port = 9000 } }"), "prxy", "9000", "every key lives in the proxy { } block");
+        assertProblem(rejected("prxy { listener { port = 9000 } }"), "prxy", "9000", "every key of Kodiak's lives in the proxy { } block");
+        // A plain value at the top may serve as a substitution.
+        assertEquals("10.0.0.1", ConfigLoader.fromConfig(ConfigFactory.parseString(
+                "bind = \"10.0.0.1\"\nproxy.listener.host = ${bind}")).listener().host());
+    }
+
+    /** A prefix is matched as request paths are: unreserved characters decoded, and only what a request path may hold. */
+    @Test
+    void aPrefixIsCheckedAsARequestPathIs() {
+        String two = "proxy.routes = [ { prefix = \"/~u/\", upstream = \"http://h:1/\" }, { prefix = \"/%7Eu/\", upstream = \"http://h:2/\" } ]";
+        assertProblem(rejected(two), "proxy.routes[1].prefix", "/~u/", "a prefix not used by another route");
+        assertProblem(rejected("proxy.routes = [ { prefix = \"/a%\", upstream = \"http://h:1/\" } ]"),
+                "proxy.routes[0].prefix", "/a%", "a path prefix a request can match");
+        assertProblem(rejected("proxy.routes = [ { prefix = \"/a\\\\b/\", upstream = \"http://h:1/\" } ]"),
+                "proxy.routes[0].prefix", "/a\\b/", "a path prefix a request can match");
     }
 
     /** A block given as a value is named once, not as every key under it gone missing. */

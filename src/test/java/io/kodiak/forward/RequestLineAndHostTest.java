@@ -99,10 +99,18 @@ class RequestLineAndHostTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"/a\\..\\b", "/a\"b", "/a<b>", "/a{b}", "/a|b", "/a^b", "/a`b", "/a[0]"})
+    @ValueSource(strings = {"/a\\..\\b", "/a\"b", "/a<b>", "/a{b}", "/a`b",
+            "/%%32%66", "/a%", "/a%2", "/a%zz/b"})   // a '%' not followed by two hex digits (RFC 3986 §2.1)
     void aCharacterThePathMustPercentEncodeGets400(String path) throws Exception {
         proxy = RecordedProxy.start();
         proxy.assertRefused("GET " + path + " HTTP/1.1\r\nHost: a\r\n\r\n", 400, "malformed request");
+    }
+
+    /** Browsers and curl send these raw in paths: they pass as sent. */
+    @Test
+    void whatBrowsersSendRawInAPathPasses() throws Exception {
+        proxy = RecordedProxy.start();
+        assertEquals("/a|b/[0]/^c", proxy.assertForwarded("GET /a|b/[0]/^c HTTP/1.1\r\nHost: a\r\n\r\n").target());
     }
 
     /** The query is no path: what clients put raw in it passes as sent. */

@@ -181,6 +181,13 @@ class HeaderRulesTest {
         }
     }
 
+    /** HTTP2-Settings is dropped by Kodiak itself now; a rule removing it, once the guard against h2c smuggling, stays valid. */
+    @Test
+    void removingHttp2SettingsStaysValid() throws Exception {
+        assertTrue(rules(Map.of(), List.of(), List.of("HTTP2-Settings"), true).drops(FieldName.HTTP2_SETTINGS));
+        assertThrows(HeaderRules.Invalid.class, () -> rules(Map.of("HTTP2-Settings", "x"), List.of(), List.of(), true));
+    }
+
     @Test
     void expectIsRefusedOnRequestsOnly() throws Exception {
         // Kodiak answers 100-continue itself; a response has no Expect of Kodiak's.
