@@ -1,6 +1,5 @@
 package io.kodiak.config;
 
-import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigParseOptions;
@@ -32,6 +31,13 @@ public final class ConfigLoader {
     /** proxy.upstream.tls keys without a default (absent: no client certificate, the URL's host as SNI). */
     private static final Set<String> OPTIONAL_UPSTREAM_TLS_KEYS = Set.of("upstream.tls.certificate", "upstream.tls.key",
             "upstream.tls.server-name");
+
+    /**
+     * reference.conf's proxy block alone, read once: without the -D overrides that
+     * ConfigFactory.defaultReference() layers in, which would make any -Dproxy.* typo a known key.
+     */
+    private static final Config REFERENCE = ConfigFactory.parseResources(ConfigLoader.class.getClassLoader(), "reference.conf")
+            .resolve().getConfig("proxy");
 
     private final Config config;
     private final List<ConfigProblem> problems = new ArrayList<>();
@@ -77,7 +83,7 @@ public final class ConfigLoader {
         // is a typo, not a no-op. Plain values there are left alone: they may serve as ${substitutions}.
         for (Map.Entry<String, ConfigValue> e : user.root().entrySet()) {
             if (!e.getKey().equals("proxy") && e.getValue().valueType() == ConfigValueType.OBJECT) {
-                loader.problems.add(new ConfigProblem(e.getKey(), e.getValue().render(ConfigRenderOptions.concise()),
+                loader.problems.add(new ConfigProblem(e.getKey(), e.getValue().render(ConfigProblem.SHOWN),
                         "no such block: every key of Kodiak's lives in the proxy { } block (see reference.conf)"));
             }
         }
@@ -203,7 +209,7 @@ public final class ConfigLoader {
             ConfigReader entry = keys.entry(entries.get(i), at);
             for (Map.Entry<String, ConfigValue> k : entries.get(i).root().entrySet()) {
                 if (!LISTENER_KEYS.contains(k.getKey())) {
-                    entry.problem(k.getKey(), k.getValue().render(ConfigRenderOptions.concise()), "one of the listener keys " + LISTENER_KEYS
+                    entry.problem(k.getKey(), k.getValue().render(ConfigProblem.SHOWN), "one of the listener keys " + LISTENER_KEYS
                             + " (every other setting is proxy.listener's)");
                 }
             }
@@ -229,18 +235,15 @@ public final class ConfigLoader {
 
     /**
      * Keys the reference does not know, and blocks given as something else than a block (true
-     * then). The reference is read without -D overrides, which would otherwise make any -Dproxy.*
-     * typo a known key.
+     * then), against {@link #REFERENCE}.
      */
     private boolean rejectUnknownKeys() {
-        Config reference = ConfigFactory.parseResources(ConfigLoader.class.getClassLoader(), "reference.conf")
-                .resolve().getConfig("proxy");
         if (!config.hasPath("proxy")) {
             return false;
         }
         ConfigValue proxy = config.getValue("proxy");
         if (proxy.valueType() != ConfigValueType.OBJECT) {
-            problems.add(new ConfigProblem("proxy", proxy.render(ConfigRenderOptions.concise()),
+            problems.add(new ConfigProblem("proxy", proxy.render(ConfigProblem.SHOWN),
                     "a block of keys, proxy { ... } (see reference.conf)"));
             return true;
         }
@@ -254,10 +257,10 @@ public final class ConfigLoader {
                     || path.startsWith("listener.tls.") || OPTIONAL_UPSTREAM_TLS_KEYS.contains(path)) {
                 continue;
             }
-            String value = e.getValue().render(ConfigRenderOptions.concise());
-            if (!reference.hasPath(path)) {
+            String value = e.getValue().render(ConfigProblem.SHOWN);
+            if (!REFERENCE.hasPath(path)) {
                 problems.add(new ConfigProblem("proxy." + path, value, "no such key (see reference.conf for the keys Kodiak knows)"));
-            } else if (reference.getValue(path).valueType() == ConfigValueType.OBJECT
+            } else if (REFERENCE.getValue(path).valueType() == ConfigValueType.OBJECT
                     && e.getValue().valueType() != ConfigValueType.OBJECT) {
                 problems.add(new ConfigProblem("proxy." + path, value, "a block of keys, " + path + " { ... } (see reference.conf)"));
                 blockAsValue = true;

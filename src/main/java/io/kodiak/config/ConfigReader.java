@@ -1,6 +1,5 @@
 package io.kodiak.config;
 
-import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValueType;
 
@@ -66,7 +65,7 @@ final class ConfigReader {
 
     String render(String key) {
         try {
-            return config.hasPath(key) ? config.getValue(key).render(ConfigRenderOptions.concise()) : "(missing)";
+            return config.hasPath(key) ? config.getValue(key).render(ConfigProblem.SHOWN) : "(missing)";
         } catch (com.typesafe.config.ConfigException e) {
             return "(unreadable)";
         }

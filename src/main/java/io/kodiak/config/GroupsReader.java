@@ -1,6 +1,5 @@
 package io.kodiak.config;
 
-import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
@@ -72,12 +71,12 @@ final class GroupsReader {
             String name = e.getKey();
             String at = key + "." + name;
             if (!NAME.matcher(name).matches()) {
-                keys.problem(at, e.getValue().render(ConfigRenderOptions.concise()), "a group name of letters, digits and '-', starting with a letter"
+                keys.problem(at, e.getValue().render(ConfigProblem.SHOWN), "a group name of letters, digits and '-', starting with a letter"
                         + " (it is the host of the routes' URLs)");
                 continue;
             }
             if (e.getValue().valueType() != ConfigValueType.OBJECT) {
-                keys.problem(at, e.getValue().render(ConfigRenderOptions.concise()), "an object with servers = [...]");
+                keys.problem(at, e.getValue().render(ConfigProblem.SHOWN), "an object with servers = [...]");
                 continue;
             }
             UpstreamGroupConfig group = group(name, at);
@@ -183,11 +182,11 @@ final class GroupsReader {
             Config entry = ((com.typesafe.config.ConfigObject) value).toConfig();
             for (String k : entry.root().keySet()) {
                 if (!SERVER_KEYS.contains(k)) {
-                    keys.problem(at + "." + k, entry.getValue(k).render(ConfigRenderOptions.concise()), "one of the server keys " + SERVER_KEYS);
+                    keys.problem(at + "." + k, entry.getValue(k).render(ConfigProblem.SHOWN), "one of the server keys " + SERVER_KEYS);
                 }
             }
             if (!entry.hasPath("url") || entry.getValue("url").valueType() != ConfigValueType.STRING) {
-                keys.problem(at + ".url", entry.hasPath("url") ? entry.getValue("url").render(ConfigRenderOptions.concise()) : "(missing)",
+                keys.problem(at + ".url", entry.hasPath("url") ? entry.getValue("url").render(ConfigProblem.SHOWN) : "(missing)",
                         "a server URL such as \"http://127.0.0.1:8081\"");
                 return null;
             }
@@ -195,7 +194,7 @@ final class GroupsReader {
             if (entry.hasPath("weight")) {
                 ConfigValue w = entry.getValue("weight");
                 if (w.valueType() != ConfigValueType.NUMBER || !(w.unwrapped() instanceof Integer n) || n < 1 || n > 1000) {
-                    keys.problem(at + ".weight", w.render(ConfigRenderOptions.concise()), "a whole number from 1 to 1000");
+                    keys.problem(at + ".weight", w.render(ConfigProblem.SHOWN), "a whole number from 1 to 1000");
                     return null;
                 }
                 weight = n;
@@ -203,13 +202,13 @@ final class GroupsReader {
             if (entry.hasPath("backup")) {
                 ConfigValue b = entry.getValue("backup");
                 if (b.valueType() != ConfigValueType.BOOLEAN) {
-                    keys.problem(at + ".backup", b.render(ConfigRenderOptions.concise()), "true or false");
+                    keys.problem(at + ".backup", b.render(ConfigProblem.SHOWN), "true or false");
                     return null;
                 }
                 backup = (Boolean) b.unwrapped();
             }
         } else {
-            keys.problem(at, value.render(ConfigRenderOptions.concise()), "a server URL or { url, weight, backup }");
+            keys.problem(at, value.render(ConfigProblem.SHOWN), "a server URL or { url, weight, backup }");
             return null;
         }
         String expected = "a server URL http://host:port or https://host:port (no path, query or user info: the route's URL carries the path)";
@@ -285,7 +284,7 @@ final class GroupsReader {
             var m = PERCENT.matcher(String.valueOf(value.unwrapped()).trim());
             double percent = m.matches() ? Double.parseDouble(m.group(1) + (m.group(2) == null ? "" : m.group(2))) : -1;
             if (value.valueType() != ConfigValueType.STRING || percent < 0 || percent > 100) {
-                keys.problem(at + ".budget", value.render(ConfigRenderOptions.concise()), expected);
+                keys.problem(at + ".budget", value.render(ConfigProblem.SHOWN), expected);
             } else {
                 budget = percent / 100;
             }
@@ -319,7 +318,7 @@ final class GroupsReader {
     private void unknownKeys(String at, Set<String> known) {
         for (String k : keys.config().getObject(at).keySet()) {
             if (!known.contains(k)) {
-                keys.problem(at + "." + k, keys.config().getObject(at).get(k).render(ConfigRenderOptions.concise()), "one of the keys " + known);
+                keys.problem(at + "." + k, keys.config().getObject(at).get(k).render(ConfigProblem.SHOWN), "one of the keys " + known);
             }
         }
     }

@@ -1,6 +1,5 @@
 package io.kodiak.config;
 
-import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigValue;
@@ -35,7 +34,7 @@ final class HeaderRulesReader {
         }
         String name = at + "." + key;
         if (entry.getValue(key).valueType() != ConfigValueType.OBJECT) {
-            problems.add(new ConfigProblem(name, entry.getValue(key).render(ConfigRenderOptions.concise()),
+            problems.add(new ConfigProblem(name, entry.getValue(key).render(ConfigProblem.SHOWN),
                     "an object { set { NAME = \"value\" }, add { NAME = \"value\" }, remove = [NAME, ...] }"));
             return HeaderRules.NONE;
         }
@@ -43,7 +42,7 @@ final class HeaderRulesReader {
         int before = problems.size();
         for (String k : rules.keySet()) {
             if (!HEADER_RULE_KEYS.contains(k)) {
-                problems.add(new ConfigProblem(name + "." + k, rules.get(k).render(ConfigRenderOptions.concise()), "one of set, add, remove"));
+                problems.add(new ConfigProblem(name + "." + k, rules.get(k).render(ConfigProblem.SHOWN), "one of set, add, remove"));
             }
         }
         Map<String, String> set = fields(rules, name + ".set", "set");
@@ -56,7 +55,7 @@ final class HeaderRulesReader {
                     remove.add(String.valueOf(item));
                 }
             } else {
-                problems.add(new ConfigProblem(name + ".remove", removeValue.render(ConfigRenderOptions.concise()), "a list of field names"));
+                problems.add(new ConfigProblem(name + ".remove", removeValue.render(ConfigProblem.SHOWN), "a list of field names"));
             }
         }
         if (problems.size() > before) {
@@ -88,7 +87,7 @@ final class HeaderRulesReader {
         try {
             return HeaderRules.of(set, add, remove, request);
         } catch (HeaderRules.Invalid e) {
-            problems.add(new ConfigProblem(name, rules.render(ConfigRenderOptions.concise()), e.getMessage()));
+            problems.add(new ConfigProblem(name, rules.render(ConfigProblem.SHOWN), e.getMessage()));
             return HeaderRules.NONE;
         }
     }
@@ -109,16 +108,16 @@ final class HeaderRulesReader {
             return Map.of();
         }
         if (value.valueType() != ConfigValueType.OBJECT) {
-            problems.add(new ConfigProblem(name, value.render(ConfigRenderOptions.concise()), "an object of field names and values, e.g. { \"X-Env\" = \"prod\" }"));
+            problems.add(new ConfigProblem(name, value.render(ConfigProblem.SHOWN), "an object of field names and values, e.g. { \"X-Env\" = \"prod\" }"));
             return Map.of();
         }
         Map<String, String> fields = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         for (Map.Entry<String, ConfigValue> e : ((ConfigObject) value).entrySet()) {
             ConfigValueType type = e.getValue().valueType();
             if (type == ConfigValueType.OBJECT || type == ConfigValueType.LIST || type == ConfigValueType.NULL) {
-                problems.add(new ConfigProblem(name + "." + e.getKey(), e.getValue().render(ConfigRenderOptions.concise()), "a string value"));
+                problems.add(new ConfigProblem(name + "." + e.getKey(), e.getValue().render(ConfigProblem.SHOWN), "a string value"));
             } else if (fields.put(e.getKey(), String.valueOf(e.getValue().unwrapped())) != null) {
-                problems.add(new ConfigProblem(name + "." + e.getKey(), e.getValue().render(ConfigRenderOptions.concise()), "each name once (names are case-insensitive)"));
+                problems.add(new ConfigProblem(name + "." + e.getKey(), e.getValue().render(ConfigProblem.SHOWN), "each name once (names are case-insensitive)"));
             }
         }
         return new LinkedHashMap<>(fields);

@@ -1,6 +1,5 @@
 package io.kodiak.config;
 
-import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
@@ -34,14 +33,14 @@ final class LimitsReader {
      */
     LimitSettings read(Config within, String name, String path, boolean route) {
         if (within.getValue(path).valueType() != ConfigValueType.OBJECT) {
-            problems.add(new ConfigProblem(name, within.getValue(path).render(ConfigRenderOptions.concise()),
+            problems.add(new ConfigProblem(name, within.getValue(path).render(ConfigProblem.SHOWN),
                     "an object { requests-per-second = N, burst = N, key = \"client-address\" }"));
             return LimitSettings.OFF;
         }
         Config block = within.getConfig(path);
         for (String k : block.root().keySet()) {
             if (!LIMIT_KEYS.contains(k)) {
-                problems.add(new ConfigProblem(name + "." + k, block.getValue(k).render(ConfigRenderOptions.concise()), "one of " + new TreeSet<>(LIMIT_KEYS)));
+                problems.add(new ConfigProblem(name + "." + k, block.getValue(k).render(ConfigProblem.SHOWN), "one of " + new TreeSet<>(LIMIT_KEYS)));
             }
         }
         Config merged = block.withFallback(ConfigFactory.defaultReference().getConfig("proxy.limits"));
@@ -52,7 +51,7 @@ final class LimitsReader {
             rate = -1;
         }
         if (!(rate == 0 || rate >= MIN_RATE && rate <= 1_000_000)) {
-            problems.add(new ConfigProblem(name + ".requests-per-second", merged.getValue("requests-per-second").render(ConfigRenderOptions.concise()),
+            problems.add(new ConfigProblem(name + ".requests-per-second", merged.getValue("requests-per-second").render(ConfigProblem.SHOWN),
                     "0 (off) or a rate from 0.001 to 1000000 requests per second, fractions allowed (0.5: one every 2 s)"));
             rate = 0;
         }
@@ -67,7 +66,7 @@ final class LimitsReader {
         try {
             limitKey = LimitKey.parse(merged.getString("key"));
         } catch (ConfigException | LimitKey.Invalid e) {
-            problems.add(new ConfigProblem(name + ".key", merged.getValue("key").render(ConfigRenderOptions.concise()), LimitKey.EXPECTED));
+            problems.add(new ConfigProblem(name + ".key", merged.getValue("key").render(ConfigProblem.SHOWN), LimitKey.EXPECTED));
         }
         return rate == 0 ? LimitSettings.OFF : new LimitSettings(rate, burst, limitKey, maxKeys);
     }

@@ -1,6 +1,5 @@
 package io.kodiak.config;
 
-import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigValue;
@@ -68,7 +67,7 @@ final class RoutesReader {
             String at = key + "[" + i + "]";
             for (String k : entry.root().keySet()) {
                 if (!ROUTE_KEYS.contains(k)) {
-                    problems.add(new ConfigProblem(at + "." + k, entry.getValue(k).render(ConfigRenderOptions.concise()),
+                    problems.add(new ConfigProblem(at + "." + k, entry.getValue(k).render(ConfigProblem.SHOWN),
                             "one of the route keys " + new TreeSet<>(ROUTE_KEYS)));
                 }
             }
@@ -132,12 +131,12 @@ final class RoutesReader {
                 : List.of(value.unwrapped());
         String expected = "a host name (api.example.com), a leading wildcard (*.example.org) or an address, or a list of them";
         if (names.isEmpty()) {
-            problems.add(new ConfigProblem(at + ".host", value.render(ConfigRenderOptions.concise()), expected + " (leave host out to serve every name)"));
+            problems.add(new ConfigProblem(at + ".host", value.render(ConfigProblem.SHOWN), expected + " (leave host out to serve every name)"));
         }
         List<HostPattern> hosts = new ArrayList<>();
         for (Object name : names) {
             if (!(name instanceof String text)) {
-                problems.add(new ConfigProblem(at + ".host", value.render(ConfigRenderOptions.concise()), expected));
+                problems.add(new ConfigProblem(at + ".host", value.render(ConfigProblem.SHOWN), expected));
                 continue;
             }
             try {
@@ -163,7 +162,7 @@ final class RoutesReader {
         try {
             rules = entry.getConfigList("rewrite");
         } catch (ConfigException e) {
-            problems.add(new ConfigProblem(key, entry.getValue("rewrite").render(ConfigRenderOptions.concise()),
+            problems.add(new ConfigProblem(key, entry.getValue("rewrite").render(ConfigProblem.SHOWN),
                     "a list of { match = \"regular expression\", replace = \"/path?query\" }"));
             return Rewrites.NONE;
         }
@@ -173,11 +172,11 @@ final class RoutesReader {
             String ruleKey = key + "[" + i + "]";
             for (String k : rule.root().keySet()) {
                 if (!REWRITE_KEYS.contains(k)) {
-                    problems.add(new ConfigProblem(ruleKey + "." + k, rule.getValue(k).render(ConfigRenderOptions.concise()), "one of match, replace"));
+                    problems.add(new ConfigProblem(ruleKey + "." + k, rule.getValue(k).render(ConfigProblem.SHOWN), "one of match, replace"));
                 }
             }
             if (!rule.hasPath("match") || !rule.hasPath("replace")) {
-                problems.add(new ConfigProblem(ruleKey, rule.root().render(ConfigRenderOptions.concise()), "both match and replace"));
+                problems.add(new ConfigProblem(ruleKey, rule.root().render(ConfigProblem.SHOWN), "both match and replace"));
                 continue;
             }
             String match = String.valueOf(rule.getValue("match").unwrapped());
@@ -201,7 +200,7 @@ final class RoutesReader {
         try {
             return entry.getBoolean(key);
         } catch (ConfigException e) {
-            problems.add(new ConfigProblem(at + "." + key, entry.getValue(key).render(ConfigRenderOptions.concise()), "true or false"));
+            problems.add(new ConfigProblem(at + "." + key, entry.getValue(key).render(ConfigProblem.SHOWN), "true or false"));
             return absent;
         }
     }

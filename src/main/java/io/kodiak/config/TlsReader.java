@@ -1,6 +1,5 @@
 package io.kodiak.config;
 
-import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValueType;
 import io.kodiak.tls.PemMaterial;
@@ -58,7 +57,7 @@ final class TlsReader {
         }
         for (String k : root.getObject(at).keySet()) {
             if (!KEYS.contains(k)) {
-                keys.problem(at + "." + k, root.getObject(at).get(k).render(ConfigRenderOptions.concise()), "one of the keys " + KEYS);
+                keys.problem(at + "." + k, root.getObject(at).get(k).render(ConfigProblem.SHOWN), "one of the keys " + KEYS);
             }
         }
         Path certificate = file(at + ".certificate");
@@ -179,12 +178,12 @@ final class TlsReader {
             try {
                 names = entry.getStringList("names").stream().map(n -> n.toLowerCase(Locale.ROOT)).toList();
             } catch (com.typesafe.config.ConfigException e) {
-                keys.problem(at + ".names", entry.hasPath("names") ? entry.getValue("names").render(ConfigRenderOptions.concise()) : "(missing)",
+                keys.problem(at + ".names", entry.hasPath("names") ? entry.getValue("names").render(ConfigProblem.SHOWN) : "(missing)",
                         "a list of host names, each exact or *.suffix");
                 continue;
             }
             if (names.isEmpty() || names.stream().anyMatch(n -> !n.matches("(\\*\\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*"))) {
-                keys.problem(at + ".names", entry.getValue("names").render(ConfigRenderOptions.concise()), "host names, each exact or *.suffix");
+                keys.problem(at + ".names", entry.getValue("names").render(ConfigProblem.SHOWN), "host names, each exact or *.suffix");
                 continue;
             }
             Path certificate = entryFile(entry, at, "certificate");
@@ -199,7 +198,7 @@ final class TlsReader {
 
     private Path entryFile(Config entry, String at, String name) {
         if (!entry.hasPath(name) || entry.getValue(name).valueType() != ConfigValueType.STRING) {
-            keys.problem(at + "." + name, entry.hasPath(name) ? entry.getValue(name).render(ConfigRenderOptions.concise()) : "(missing)", "a PEM file path");
+            keys.problem(at + "." + name, entry.hasPath(name) ? entry.getValue(name).render(ConfigProblem.SHOWN) : "(missing)", "a PEM file path");
             return null;
         }
         return readable(at + "." + name, entry.getString(name));

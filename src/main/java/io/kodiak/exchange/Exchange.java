@@ -633,8 +633,8 @@ public final class Exchange implements ResponseListener {
                 status = error.status;
             }
         }
-        // The request's id when it took one, else one taken now: the answer and the WARN line name the same.
-        long requestNumber = request.requestNumber() != 0 ? request.requestNumber() : RequestIds.next();
+        // The answer and the WARN line name the same id.
+        long requestNumber = requestNumber();
         // Counted before the answer leaves: a client that reads it and then asks /metrics finds it.
         services.onError(error);
         if (answer) {
@@ -646,6 +646,11 @@ public final class Exchange implements ResponseListener {
         release(connection, from, false);
         warnFailed(error, requestNumber, detail);
         end(keep);
+    }
+
+    /** The request's id when it took one (the access log's), else one taken now. */
+    private long requestNumber() {
+        return request.requestNumber() != 0 ? request.requestNumber() : RequestIds.next();
     }
 
     /** The one WARN line of a failed exchange, in kodiak.log. */
@@ -682,8 +687,7 @@ public final class Exchange implements ResponseListener {
         if (!tunnel) {
             services.onError(stopped ? ProxyError.STOPPED : null);
             if (stopped) {
-                warnFailed(ProxyError.STOPPED, request.requestNumber() != 0 ? request.requestNumber() : RequestIds.next(),
-                        ProxyError.STOPPED.text);
+                warnFailed(ProxyError.STOPPED, requestNumber(), ProxyError.STOPPED.text);
             }
         }
         end(false);
