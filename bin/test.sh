@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the project; .ci/run calls exactly this. Each part has its own build:
-#   1. Kodiak (root pom): unit and integration tests on ephemeral loopback ports
+#   1. Kodiak (root pom): unit and integration tests on ephemeral loopback ports, with JaCoCo
+#      coverage (target/site/jacoco/) and a summary of it (bin/lib/coverage.sh; no thresholds)
 #   2. the stub (stub/pom.xml)
 #   3. the real Mule 3.6.0 peers, smoke-tested against a small backend (bench/mule/pom.xml)
 #   4. the bench report module (bench/report): its unit tests, among them every bench's report spec
@@ -18,7 +19,13 @@ cd "$root"
 step() { printf '\n=== %s ===\n' "$*"; }
 
 step "Kodiak: mvn -B verify"
+# Last run's coverage data goes first: the agents append to target/jacoco*.exec, and a stale report
+# must not stand in for one this run failed to write.
+rm -rf target/jacoco.exec target/jacoco-it.exec target/jacoco-merged.exec target/site/jacoco
 mvn -B verify
+
+step "Kodiak: test coverage"
+bash bin/lib/coverage.sh target/site/jacoco/jacoco.xml
 
 step "stub: mvn -B -f stub/pom.xml verify"
 mvn -B -f stub/pom.xml verify
