@@ -8,6 +8,7 @@ import io.kodiak.exchange.ForwardingServices;
 import io.kodiak.exchange.Generation;
 import io.kodiak.listener.ConnectionBudget;
 import io.kodiak.listener.ProxyListener;
+import io.kodiak.loop.EventLoops;
 import io.kodiak.tls.PemMaterial;
 import io.kodiak.tls.TlsObserver;
 import io.kodiak.upstream.UpstreamGroups;
@@ -42,6 +43,8 @@ public final class Kodiak {
     private final ForwardingServices services;
     private final ProxyListener listener;
     private final MemoryManager memory;
+    /** The one transport and the event loops that own its connections, client and upstream alike. */
+    private final EventLoops loops;
     /** Guarded by this: a reload and a stop never overlap, and no reload follows a stop. */
     private boolean stopped;
 
@@ -65,22 +68,25 @@ public final class Kodiak {
         this.memory = MemoryManagers.of(config.buffers().memoryManager());
         WriteQueues writeQueues = new WriteQueues(config.buffers().maxQueuedPerConnection(),
                 config.buffers().maxQueuedResolved());
-        this.upstreams = new UpstreamClient(config, timers, memory, tlsObserver, writeQueues);
+        this.loops = new EventLoops(config.listener(), memory, writeQueues, ProxyListener.BACKLOG);
+        this.upstreams = new UpstreamClient(config, timers, loops, tlsObserver);
         this.services = new ForwardingServices(Generation.first(config, upstreams.current()), timers, drain, observer,
-                writeQueues);
+                writeQueues, loops);
         int maxClients = ConnectionBudget.clientLimit(config.listener().maxConnections(), ConnectionBudget.openFileLimit(),
                 upstreams.maxConnections(), ConnectionBudget.filesPerClient(config.endpoints()));
         this.listener = new ProxyListener(config.listener(), config.endpoints(), maxClients, new Admission(services),
-                drain, timers, memory, tlsObserver, writeQueues);
+                drain, timers, loops, tlsObserver);
     }
 
     public void start() throws IOException {
         timers.start();
-        upstreams.start();
         try {
+            loops.start();
+            upstreams.start();
             listener.start();
         } catch (IOException e) {
             upstreams.stop();
+            loops.transport().shutdownNow();
             timers.destroy();
             timerThread.shutdownNow();
             throw e;
@@ -193,6 +199,10 @@ public final class Kodiak {
 
     public Drain drain() {
         return drain;
+    }
+
+    public EventLoops loops() {
+        return loops;
     }
 
     public UpstreamClient upstreams() {

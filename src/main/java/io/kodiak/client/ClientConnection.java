@@ -43,7 +43,8 @@ final class ClientConnection implements ClientSide {
      *   BODY --body read--> WAIT        BODY --exchange ended first--> DISCARD | CLOSING
      *   WAIT --exchange ended--> HEAD | CLOSING      WAIT --101--> TUNNEL --either side closed--> CLOSING
      *   DISCARD --body read--> HEAD
-     *   HEAD | BODY | DISCARD | TUNNEL --client's input ended, nothing held--> CLOSING
+     *   HEAD | BODY | DISCARD --client's input ended, nothing held--> CLOSING
+     *   (in TUNNEL the input's end is passed on to the upstream, and the tunnel goes on the other way)
      *   (in WAIT, or with bytes held, the input's end closes the connection after the last answer;
      *   a 101 that comes after it closes the connection instead of opening a tunnel)
      * </pre>
@@ -183,11 +184,20 @@ final class ClientConnection implements ClientSide {
         if (!inputEnded) {
             return;
         }
+        Exchange tunnel;
         synchronized (this) {
             if (held != null || state == State.WAIT || state == State.CLOSING) {
                 return;
             }
-            state = State.CLOSING;
+            tunnel = state == State.TUNNEL ? current : null;
+            if (tunnel == null) {
+                state = State.CLOSING;
+            }
+        }
+        if (tunnel != null) {
+            // A tunnel's half-close goes on to the upstream, which may still answer.
+            tunnel.onClientInputEnded();
+            return;
         }
         closeNow();
     }

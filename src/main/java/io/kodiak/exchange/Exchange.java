@@ -4,6 +4,8 @@ import io.kodiak.http.ChunkFramer;
 import io.kodiak.http.RequestHead;
 import io.kodiak.http.ResponseHead;
 import io.kodiak.http.Violation;
+import io.kodiak.loop.EventLoop;
+import io.kodiak.loop.EventLoops;
 import io.kodiak.routing.Rewrites;
 import io.kodiak.routing.Route;
 import io.kodiak.upstream.ResponseListener;
@@ -11,6 +13,7 @@ import io.kodiak.upstream.UpstreamConnection;
 import io.kodiak.transport.OneWrite;
 import io.kodiak.transport.Pieces;
 import io.kodiak.upstream.UpstreamGroup;
+import io.kodiak.upstream.UpstreamPool;
 import io.kodiak.upstream.UpstreamServer;
 import io.kodiak.config.UpstreamGroupConfig.RetryOn;
 import org.glassfish.grizzly.Buffer;
@@ -61,6 +64,8 @@ public final class Exchange implements ResponseListener {
     private final MemoryManager memory;
     private final Buffer upstreamHead;
     private final long startNanos = System.nanoTime();
+    /** The loop that owns the client connection, and so this exchange and its upstream connections. */
+    private final EventLoop loop;
 
     // Guarded by this.
     private Phase phase = Phase.CONNECTING;
@@ -103,6 +108,7 @@ public final class Exchange implements ResponseListener {
         this.group = generation.groupFor(route);
         this.hashKey = HashKeys.of(group.hashKey(), head, request.clientAddress());
         this.memory = client.connection().getMemoryManager();
+        this.loop = services.loops().of(client.connection());
         this.upstreamHead = UpstreamRequestHead.build(head, route, target,
                 group.settings().pool().persistentConnections(), request, memory);
         this.bodyReceived = !head.hasBody();
@@ -110,6 +116,7 @@ public final class Exchange implements ResponseListener {
 
     /** Picks a server and asks its pool for a connection; the request goes out once one is ready (unless the exchange already ended). */
     public void start() {
+        assert owned() : Thread.currentThread().getName() + " is not " + loop;
         group.requestStarted();
         if (!attempt()) {
             // Not expected: the first attempt always finds a server (panic mode at worst).
@@ -197,6 +204,8 @@ public final class Exchange implements ResponseListener {
     // ------------------------------------------------------------------ request
 
     private void onUpstreamReady(Connection<?> connection, UpstreamServer from, boolean fresh) {
+        assert owned() : Thread.currentThread().getName() + " is not " + loop;
+        assert EventLoops.checkOwner(services.loops().of(connection) == loop) : "upstream connection on " + services.loops().of(connection) + ", exchange on " + loop;
         if (!fresh && !request.method().isIdempotent() && UpstreamConnection.reusedButGone(connection)) {
             // A request that must not be sent twice, and its pooled connection was reset while idle
             // (the server died a moment ago): nothing is sent yet, so a new connection is asked
@@ -277,7 +286,10 @@ public final class Exchange implements ResponseListener {
      */
     private void onAcquireFailed(Throwable error, long waitedNanos, UpstreamServer from, boolean fresh) {
         ProxyError reason;
-        if (error instanceof TimeoutException) {
+        if (UpstreamPool.exhausted(error)) {
+            // Waited for a connection to close on another loop: the server's budget was spent.
+            reason = ProxyError.POOL_EXHAUSTED;
+        } else if (error instanceof TimeoutException) {
             // A connect of its own (the retry) never waits for the pool.
             reason = !fresh && from.pool().isAtCapacity() ? ProxyError.POOL_EXHAUSTED : ProxyError.CONNECT_TIMEOUT;
         } else if (error == null || waitedNanos >= java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(from.pool().connectTimeoutMillis())) {
@@ -317,6 +329,7 @@ public final class Exchange implements ResponseListener {
      * ClientSide#resumeReads()}: the upstream cannot take more yet.
      */
     public boolean onRequestBody(Buffer piece, boolean last) {
+        assert owned() : Thread.currentThread().getName() + " is not " + loop;
         Connection<?> waitFor = null;
         boolean tooLarge;
         synchronized (this) {
@@ -381,6 +394,7 @@ public final class Exchange implements ResponseListener {
 
     /** After a 101, bytes from the client for the upstream. False: stop reading until there is room. */
     public boolean onClientTunnelBytes(Buffer bytes) {
+        assert owned() : Thread.currentThread().getName() + " is not " + loop;
         Connection<?> waitFor = null;
         synchronized (this) {
             if (phase != Phase.TUNNELLING) {
@@ -402,6 +416,17 @@ public final class Exchange implements ResponseListener {
         return true;
     }
 
+    /** After a 101, the client sends no more (a half-close): the upstream is told, and may still answer. */
+    public void onClientInputEnded() {
+        Connection<?> to;
+        synchronized (this) {
+            to = phase == Phase.TUNNELLING ? upstream : null;
+        }
+        if (to != null) {
+            HalfClose.passOn(client.connection(), to);
+        }
+    }
+
     // ----------------------------------------------------------------- response
 
     @Override
@@ -421,6 +446,7 @@ public final class Exchange implements ResponseListener {
      */
     @Override
     public boolean onInterimResponse(UpstreamConnection from, ResponseHead head) {
+        assert owned() : Thread.currentThread().getName() + " is not " + loop;
         synchronized (this) {
             if (phase.isOver() || phase.responseStarted() || from != upstreamState) {
                 return true;
@@ -444,6 +470,7 @@ public final class Exchange implements ResponseListener {
 
     @Override
     public boolean onResponseHead(UpstreamConnection from, ResponseHead head, Buffer firstPiece) {
+        assert owned() : Thread.currentThread().getName() + " is not " + loop;
         if (retriedOnStatus(from, head)) {
             Pieces.drop(firstPiece);
             return true;
@@ -539,6 +566,7 @@ public final class Exchange implements ResponseListener {
 
     @Override
     public boolean onResponseBody(UpstreamConnection from, Buffer piece) {
+        assert owned() : Thread.currentThread().getName() + " is not " + loop;
         synchronized (this) {
             if (phase.isOver() || from != upstreamState) {
                 Pieces.drop(piece);
@@ -561,6 +589,17 @@ public final class Exchange implements ResponseListener {
         return onResponseBody(from, bytes);
     }
 
+    @Override
+    public void onTunnelInputEnded(UpstreamConnection from) {
+        Connection<?> source;
+        synchronized (this) {
+            source = phase == Phase.TUNNELLING && from == upstreamState ? upstream : null;
+        }
+        if (source != null) {
+            HalfClose.passOn(source, client.connection());
+        }
+    }
+
     /**
      * The last bytes of the response and the transition to COMPLETE are one step under the lock:
      * a client that reads the whole response and closes at once must find the exchange complete,
@@ -568,6 +607,7 @@ public final class Exchange implements ResponseListener {
      */
     @Override
     public void onResponseEnd(UpstreamConnection source, ResponseHead head, Buffer lastPiece, boolean reusable) {
+        assert owned() : Thread.currentThread().getName() + " is not " + loop;
         if (head != null && retriedOnStatus(source, head)) {
             Pieces.drop(lastPiece);
             return;
@@ -613,6 +653,7 @@ public final class Exchange implements ResponseListener {
      * be corrected). The upstream connection is never reused after an error.
      */
     void fail(ProxyError error, String detail) {
+        assert owned() : Thread.currentThread().getName() + " is not " + loop;
         Connection<?> connection;
         UpstreamServer from;
         boolean answer;
@@ -665,6 +706,9 @@ public final class Exchange implements ResponseListener {
      * period ran out ({@link ProxyError#STOPPED}: the answer's status if it had begun, else 503).
      */
     public void onClientClosed() {
+        if (!onLoop(this::onClientClosed)) {
+            return;
+        }
         Connection<?> connection;
         UpstreamServer from;
         boolean tunnel;
@@ -695,6 +739,7 @@ public final class Exchange implements ResponseListener {
 
     @Override
     public void onInvalidResponse(UpstreamConnection source, Violation violation) {
+        assert owned() : Thread.currentThread().getName() + " is not " + loop;
         UpstreamServer from;
         long started;
         synchronized (this) {
@@ -712,6 +757,16 @@ public final class Exchange implements ResponseListener {
 
     @Override
     public void onUpstreamClosed(UpstreamConnection source) {
+        if (!onLoop(() -> onUpstreamClosed(source))) {
+            return;
+        }
+        if (services.drain().isExpired() && !phase.isOver()) {
+            // The stop's grace period ran out and it closes every connection, on both sides of the
+            // one transport, in no set order: the exchange is the stop's doing, as when its client's
+            // connection closes first (onClientClosed), not a failing upstream's to answer 502 for.
+            client.connection().closeSilently();
+            return;
+        }
         if (tlsHandshakeFailed(source)) {
             return;
         }
@@ -819,6 +874,9 @@ public final class Exchange implements ResponseListener {
      */
     @Override
     public void onDeadline(UpstreamConnection source) {
+        if (!onLoop(() -> onDeadline(source))) {
+            return;
+        }
         ProxyError reason;
         UpstreamServer from;
         Connection<?> timedOut = null;
@@ -914,14 +972,36 @@ public final class Exchange implements ResponseListener {
     // ---------------------------------------------------------------- callbacks
 
     /**
-     * One request for a connection. Grizzly 2.3.35's pool can report a failed connect twice (to
-     * the connect's handler and again to its list of waiters), so only the first outcome counts.
+     * True on the exchange's loop: the caller goes on. Elsewhere (the timer, a close asked by
+     * another thread, a connect completed on a selector while the loop is a worker lane), posts
+     * {@code again} to the loop and returns false.
+     */
+    /** For assertions: the caller runs on the exchange's loop, as everything on the forwarding path must. */
+    private boolean owned() {
+        return EventLoops.checkOwner(loop == null || loop.inLoop() || services.drain().isExpired());
+    }
+
+    private boolean onLoop(Runnable again) {
+        // Past the stop's grace period the loops are being shut down and may run nothing more:
+        // the stop's own thread ends what is left (the exchange's monitor still orders it).
+        if (loop == null || loop.inLoop() || services.drain().isExpired()) {
+            return true;
+        }
+        loop.post(again);
+        return false;
+    }
+
+    /**
+     * One request for a connection, settled on the exchange's loop. Grizzly 2.3.35's pool can
+     * report a failed connect twice (to the connect's handler and again to its list of waiters),
+     * so only the first outcome counts.
      */
     private final class Acquisition implements CompletionHandler<Connection> {
         private final UpstreamServer from;
         private final boolean fresh;
         private final long askedNanos = System.nanoTime();
-        private final java.util.concurrent.atomic.AtomicBoolean settled = new java.util.concurrent.atomic.AtomicBoolean();
+        /** Only the loop reads or sets it. */
+        private boolean settled;
 
         Acquisition(UpstreamServer from, boolean fresh) {
             this.from = from;
@@ -930,7 +1010,11 @@ public final class Exchange implements ResponseListener {
 
         @Override
         public void completed(Connection connection) {
-            if (settled.compareAndSet(false, true)) {
+            if (!onLoop(() -> completed(connection))) {
+                return;
+            }
+            if (!settled) {
+                settled = true;
                 onUpstreamReady(connection, from, fresh);
             } else {
                 // Reported after a failure: the exchange did not wait for it.
@@ -940,16 +1024,18 @@ public final class Exchange implements ResponseListener {
 
         @Override
         public void failed(Throwable error) {
-            if (settled.compareAndSet(false, true)) {
+            if (!onLoop(() -> failed(error))) {
+                return;
+            }
+            if (!settled) {
+                settled = true;
                 onAcquireFailed(error, System.nanoTime() - askedNanos, from, fresh);
             }
         }
 
         @Override
         public void cancelled() {
-            if (settled.compareAndSet(false, true)) {
-                onAcquireFailed(null, System.nanoTime() - askedNanos, from, fresh);
-            }
+            failed(null);
         }
 
         @Override

@@ -1,5 +1,6 @@
 package io.kodiak.exchange;
 
+import io.kodiak.loop.EventLoops;
 import io.kodiak.transport.WriteQueues;
 import io.kodiak.upstream.ExchangeDeadlines;
 
@@ -21,15 +22,22 @@ public final class ForwardingServices {
     private final ExchangeObserver observer;
     private final Recorder recorder;
     private final WriteQueues writeQueues;
+    private final EventLoops loops;
 
     public ForwardingServices(Generation generation, org.glassfish.grizzly.utils.DelayedExecutor timers, Drain drain,
-                              ExchangeObserver observer, WriteQueues writeQueues) {
+                              ExchangeObserver observer, WriteQueues writeQueues, EventLoops loops) {
         this.generation = generation;
+        this.loops = loops;
         this.writeQueues = writeQueues;
         this.observer = observer;
         this.recorder = new Recorder(observer);
         this.deadlines = new ExchangeDeadlines(timers);
         this.drain = drain;
+    }
+
+    /** The loops that own connections and their exchanges. */
+    public EventLoops loops() {
+        return loops;
     }
 
     /** The generation exchanges starting now use. */

@@ -4,17 +4,12 @@ import io.kodiak.client.IdleClock;
 import io.kodiak.config.ProxyConfig;
 import io.kodiak.exchange.Admission;
 import io.kodiak.exchange.Drain;
+import io.kodiak.loop.EventLoops;
 import io.kodiak.tls.PemMaterial;
 import io.kodiak.tls.TlsObserver;
-import io.kodiak.transport.PooledBuffers;
-import io.kodiak.transport.WriteQueues;
 import org.glassfish.grizzly.GracefulShutdownListener;
 import org.glassfish.grizzly.ShutdownContext;
-import org.glassfish.grizzly.memory.MemoryManager;
-import org.glassfish.grizzly.nio.RoundRobinConnectionDistributor;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
-import org.glassfish.grizzly.nio.transport.TCPNIOTransportBuilder;
-import org.glassfish.grizzly.threadpool.ThreadPoolConfig;
 import org.glassfish.grizzly.utils.DelayedExecutor;
 
 import java.io.IOException;
@@ -26,14 +21,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The client-facing listener: one TCP transport (its selector threads, worker pool and write
- * queues) serving every configured address. Each address has its own filter chain, Grizzly's
+ * The client-facing listener: the proxy's transport ({@link EventLoops}: its selector threads,
+ * worker pool and write queues) serving every configured address. Each address has its own filter chain, Grizzly's
  * TransportFilter, TLS where configured, and Kodiak's own HTTP/1.1 server side
  * ({@link ClientFilter}), so request and response bytes pass between the two sides as the transport
  * read them. The connection limit counts the connections of all addresses together.
  */
 public final class ProxyListener {
-    private static final int BACKLOG = 8192;
+    /** The listen queue of every address (the transport's; see {@link EventLoops}). */
+    public static final int BACKLOG = 8192;
     private final TCPNIOTransport transport;
     /** The transport's selector threads, set by start(): their end releases the listening sockets. */
     private ExecutorService selectorThreads;
@@ -46,8 +42,8 @@ public final class ProxyListener {
 
     /** {@code maxConnections}: the resolved client connection limit (see {@link ConnectionBudget}). */
     public ProxyListener(ProxyConfig.Listener settings, List<ProxyConfig.Endpoint> endpoints, int maxConnections,
-                         Admission admission, Drain drain, DelayedExecutor timers, MemoryManager memory,
-                         TlsObserver tlsObserver, WriteQueues writeQueues) {
+                         Admission admission, Drain drain, DelayedExecutor timers, EventLoops loops,
+                         TlsObserver tlsObserver) {
         this.drain = drain;
         this.connections = new ConnectionLimit(maxConnections);
         this.wiring = new Binding.Wiring(admission, new IdleClock(timers), timers, tlsObserver);
@@ -62,30 +58,7 @@ public final class ProxyListener {
         }
         this.bindings = List.copyOf(all);
 
-        TCPNIOTransportBuilder builder = TCPNIOTransportBuilder.newInstance()
-                .setIOStrategy(IoStrategies.of(settings.ioStrategy()))
-                .setMemoryManager(memory)
-                // One more than the I/O threads: selector 0 serves the listening sockets alone (below).
-                .setSelectorRunnersCount(settings.selectorThreads() + 1)
-                .setTcpNoDelay(true)
-                .setReuseAddress(true)
-                .setServerConnectionBackLog(BACKLOG);
-        if (settings.ioStrategy().usesWorkerPool()) {
-            builder.setWorkerThreadPoolConfig(ThreadPoolConfig.defaultConfig().copy()
-                    .setPoolName("kodiak-worker")
-                    .setCorePoolSize(settings.workerThreads())
-                    .setMaxPoolSize(settings.workerThreads()));
-        }
-        transport = builder.build();
-        PooledBuffers.sizeReads(transport);
-        // Bytes queued for one client before reads from its upstream pause (back-pressure).
-        writeQueues.capQueues(transport);
-        transport.setName("kodiak-listener");
-        // Grizzly accepts one connection per selector wake-up. Sharing a selector with hundreds of
-        // busy connections, a burst of new clients waited in the listen queue for seconds (p99 over
-        // 1 s at 640 connections); on its own thread the listening socket is served at once.
-        // Accepted connections go round-robin to the other selectors.
-        transport.setNIOChannelDistributor(new RoundRobinConnectionDistributor(transport, true, true));
+        transport = loops.transport();
         // Each listening socket hands its connections its own chain (bind, below); the transport's
         // default is the first address's, and serves nothing else.
         transport.setProcessor(bindings.get(0).chain());
@@ -98,7 +71,6 @@ public final class ProxyListener {
      * bin/proxy.sh waits for), every address does.
      */
     public void start() throws IOException {
-        transport.start();
         // Kept: a graceful shutdown drops the transport's reference before stop() could wait on it.
         selectorThreads = transport.getKernelThreadPool();
         try {

@@ -25,7 +25,7 @@ import java.io.IOException;
  * listener with client-half-close = "answer" has this filter; the others keep Grizzly's.
  */
 public final class HalfCloseTransportFilter extends TransportFilter {
-    /** The client sends no more: what it sent was all read. */
+    /** The peer sends no more: what it sent was all read (a client here; after a 101, also an upstream: see UpstreamTransportFilter). */
     public static final class InputEnded implements FilterChainEvent {
         public static final Object TYPE = InputEnded.class.getName();
         public static final InputEnded EVENT = new InputEnded();

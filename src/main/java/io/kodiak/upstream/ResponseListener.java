@@ -46,6 +46,13 @@ public interface ResponseListener {
     /** After a 101: bytes of the new protocol, passed on as they come. False pauses reads as above. */
     boolean onTunnelBytes(UpstreamConnection from, Buffer bytes);
 
+    /**
+     * After a 101: the upstream sends no more, and still reads (it shut down its sending side; over
+     * TLS, after its close_notify). Only a listener that asked for an upgrade hears of it.
+     */
+    default void onTunnelInputEnded(UpstreamConnection from) {
+    }
+
     /** The response cannot be relayed (broken syntax or framing); the connection is being closed. */
     void onInvalidResponse(UpstreamConnection from, Violation violation);
 

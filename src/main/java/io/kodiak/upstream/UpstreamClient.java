@@ -2,21 +2,17 @@ package io.kodiak.upstream;
 
 import io.kodiak.config.ProxyConfig;
 import io.kodiak.config.UpstreamGroupConfig;
+import io.kodiak.loop.EventLoops;
 import io.kodiak.routing.Route;
 import io.kodiak.routing.UpstreamTarget;
 import io.kodiak.tls.PemMaterial;
 import io.kodiak.tls.TlsObserver;
 import io.kodiak.tls.UpstreamTls;
 import io.kodiak.tls.UpstreamTlsSettings;
-import io.kodiak.transport.PooledBuffers;
-import io.kodiak.transport.WriteQueues;
 import org.glassfish.grizzly.SocketConnectorHandler;
 import org.glassfish.grizzly.filterchain.FilterChainBuilder;
 import org.glassfish.grizzly.nio.transport.TCPNIOConnectorHandler;
-import org.glassfish.grizzly.memory.MemoryManager;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
-import org.glassfish.grizzly.nio.transport.TCPNIOTransportBuilder;
-import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
 import org.glassfish.grizzly.utils.DelayedExecutor;
 
 import java.io.IOException;
@@ -35,9 +31,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The upstream side: one client transport (its own selectors, so upstream I/O never queues
- * behind client I/O) whose chain is TransportFilter, then Kodiak's response codec
- * (UpstreamFilter); the upstream groups the routes name, one connection pool per server; and the
+ * The upstream side: connections opened on the proxy's one transport ({@link EventLoops}), each on
+ * the selector of the loop that asks for it, with a chain of its own: TransportFilter, TLS where
+ * the server is https://, then Kodiak's response codec (UpstreamFilter); the upstream groups the routes name, one connection pool per server; and the
  * active health checks of the groups that have them.
  *
  * <p>A reload builds the next generation's groups ({@link #prepare}) beside the current ones,
@@ -50,6 +46,9 @@ public final class UpstreamClient {
     private static final Logger LOG = LoggerFactory.getLogger(UpstreamClient.class);
 
     private final TCPNIOTransport transport;
+    private final EventLoops loops;
+    /** Connections to http:// servers: the transport, then the response codec. */
+    private final SocketConnectorHandler plainConnector;
     private final DelayedExecutor timers;
     private final HealthChecks healthChecks;
     private final FreshConnects freshConnects;
@@ -58,27 +57,15 @@ public final class UpstreamClient {
     private volatile UpstreamGroups current;
     private boolean started;
 
-    public UpstreamClient(ProxyConfig config, DelayedExecutor timers, MemoryManager memory, TlsObserver tlsObserver,
-                          WriteQueues writeQueues) {
+    public UpstreamClient(ProxyConfig config, DelayedExecutor timers, EventLoops loops, TlsObserver tlsObserver) {
         this.tlsObserver = tlsObserver;
         this.timers = timers;
-        FilterChainBuilder chain = FilterChainBuilder.stateless()
+        this.loops = loops;
+        this.transport = loops.transport();
+        plainConnector = TCPNIOConnectorHandler.builder(transport).processor(FilterChainBuilder.stateless()
                 .add(new UpstreamTransportFilter())
-                .add(new UpstreamFilter());
-        transport = TCPNIOTransportBuilder.newInstance()
-                .setIOStrategy(SameThreadIOStrategy.getInstance())
-                .setMemoryManager(memory)
-                .setSelectorRunnersCount(config.listener().selectorThreads())
-                .setTcpNoDelay(true)
-                .setKeepAlive(true)
-                .setReuseAddress(true)
-                .setConnectionTimeout((int) Math.min(Integer.MAX_VALUE, config.upstream().connectTimeout().toMillis()))
-                .build();
-        transport.setProcessor(chain.build());
-        PooledBuffers.sizeReads(transport);
-        // Same bound as the client side: bytes queued for one upstream before client reads pause.
-        writeQueues.capQueues(transport);
-        transport.setName("kodiak-upstream");
+                .add(new UpstreamFilter())
+                .build()).build();
         healthChecks = new HealthChecks(transport, timers);
         freshConnects = new FreshConnects(timers);
         try {
@@ -173,8 +160,8 @@ public final class UpstreamClient {
     }
 
     private UpstreamPool newPool(UpstreamGroupConfig.Server server, ProxyConfig.Upstream pool, UpstreamTls tls) {
-        SocketConnectorHandler connector = tls != null ? tlsConnector(tls, server) : transport;
-        return new UpstreamPool(new UpstreamTarget(server.host(), server.port(), ""), connector, tls, timers, freshConnects,
+        SocketConnectorHandler connector = tls != null ? tlsConnector(tls, server) : plainConnector;
+        return new UpstreamPool(new UpstreamTarget(server.host(), server.port(), ""), connector, tls, loops, timers, freshConnects,
                 pool.maxConnections(), pool.connectTimeout().toMillis(), pool.idleTimeout().toMillis(),
                 pool.persistentConnections());
     }
@@ -267,8 +254,8 @@ public final class UpstreamClient {
         return TCPNIOConnectorHandler.builder(transport).processor(chain.build()).build();
     }
 
+    /** Starts the health checks; the transport has started ({@link EventLoops#start}). */
     public synchronized void start() throws IOException {
-        transport.start();
         started = true;
         for (UpstreamGroup group : current.groups()) {
             UpstreamGroupConfig.HealthCheck check = group.settings().healthCheck();
@@ -304,10 +291,5 @@ public final class UpstreamClient {
     public synchronized void stop() {
         healthChecks.stop();
         pools().forEach(UpstreamPool::close);
-        try {
-            transport.shutdownNow();
-        } catch (IOException e) {
-            // Closing sockets on the way out; nothing useful is left to do with the error.
-        }
     }
 }

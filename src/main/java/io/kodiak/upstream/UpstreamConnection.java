@@ -30,7 +30,7 @@ public final class UpstreamConnection {
     private boolean inTimerQueue;
     /** Why the TLS handshake failed, when it did (the connection closes after it). */
     private volatile Throwable tlsFailure;
-    /** A read failed (a reset): the close that follows is no end of a close-delimited body. */
+    /** A read failed (a reset, a TLS record that did not decrypt): the close that follows is no end of a close-delimited body. */
     private volatile boolean readFailed;
 
     public static UpstreamConnection of(Connection<?> connection) {
@@ -71,7 +71,7 @@ public final class UpstreamConnection {
         return listener.compareAndSet(exchange, null);
     }
 
-    /** A read failed (a reset, not the end of the stream); the connection is about to close. */
+    /** A read failed (a reset, not the end of the stream), or a filter failed on what it read; the connection is about to close. */
     void readFailed() {
         readFailed = true;
     }

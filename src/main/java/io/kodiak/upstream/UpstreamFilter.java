@@ -4,13 +4,18 @@ import io.kodiak.http.BodyReader;
 import io.kodiak.http.HttpViolationException;
 import io.kodiak.http.ResponseHead;
 import io.kodiak.http.Violation;
+import io.kodiak.transport.HalfCloseTransportFilter.InputEnded;
 import io.kodiak.transport.Pieces;
 import io.kodiak.transport.PooledBuffers;
 import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.filterchain.BaseFilter;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
+import org.glassfish.grizzly.filterchain.FilterChainEvent;
 import org.glassfish.grizzly.filterchain.NextAction;
+import org.glassfish.grizzly.ssl.SSLUtils;
 
+import javax.net.ssl.SSLEngine;
 import java.io.IOException;
 
 /**
@@ -26,6 +31,9 @@ import java.io.IOException;
  * <li>Bytes after a complete response (Kodiak sends one request at a time) keep the connection
  *     out of the pool: pooled, they would be read as the next exchange's response, as nginx
  *     also refuses ("upstream sent more data than specified").</li>
+ * <li>A body delimited by the connection's close ends with the end of the stream only when it is
+ *     a valid closure: not a reset or a failed read, and over TLS after the upstream's
+ *     close_notify (RFC 9112 §9.8); otherwise it was cut, and the listener hears of a close.</li>
  * </ul>
  */
 public final class UpstreamFilter extends BaseFilter {
@@ -162,6 +170,27 @@ public final class UpstreamFilter extends BaseFilter {
         listener.onResponseEnd(state, head, lastPiece, reading.keepAlive && !rest.hasRemaining());
     }
 
+    /**
+     * After a 101, the upstream's input ended ({@link UpstreamTransportFilter}): the listener passes
+     * the half-close on. Over TLS without a close_notify first, the connection was cut, not
+     * half-closed: it closes, and the tunnel with it.
+     */
+    @Override
+    public NextAction handleEvent(FilterChainContext ctx, FilterChainEvent event) throws IOException {
+        if (event.type() != InputEnded.TYPE) {
+            return ctx.getInvokeAction();
+        }
+        Connection<?> connection = ctx.getConnection();
+        UpstreamConnection state = UpstreamConnection.peek(connection);
+        ResponseListener listener = state == null ? null : state.listener();
+        if (listener == null || !endedWhole(connection, state)) {
+            connection.terminateSilently();
+        } else {
+            listener.onTunnelInputEnded(state);
+        }
+        return ctx.getStopAction();
+    }
+
     @Override
     public NextAction handleClose(FilterChainContext ctx) throws IOException {
         UpstreamConnection state = UpstreamConnection.peek(ctx.getConnection());
@@ -170,8 +199,8 @@ public final class UpstreamFilter extends BaseFilter {
         }
         state.gate().discard();
         ResponseReading reading = state.reading();
-        // A body delimited by the close ends with the end of the stream, not with a reset.
-        boolean delimited = reading.phase == ResponseReading.Phase.BODY && reading.body.closeEnds() && !state.hasReadFailed();
+        boolean delimited = reading.phase == ResponseReading.Phase.BODY && reading.body.closeEnds()
+                && endedWhole(ctx.getConnection(), state);
         ResponseListener listener = state.closed();
         if (listener != null) {
             if (delimited) {
@@ -182,5 +211,22 @@ public final class UpstreamFilter extends BaseFilter {
             }
         }
         return ctx.getInvokeAction();
+    }
+
+    /**
+     * Whether the end of the upstream's stream is a valid end of a body delimited by it: not a reset
+     * nor a failed read (a TLS record that did not decrypt, a fatal alert), and over TLS only after
+     * the upstream's close_notify (RFC 9112 §9.8): without it the connection was cut, by a crash or
+     * by whoever can reach the wire, and a client would take a truncated body as whole. Grizzly's
+     * TLS filter never closes an engine's inbound side itself, so it is done only when the
+     * upstream's close_notify came (its CLOSED unwrap), or after a failure, which the read failure
+     * already tells.
+     */
+    private static boolean endedWhole(Connection<?> connection, UpstreamConnection state) {
+        if (state.hasReadFailed()) {
+            return false;
+        }
+        SSLEngine engine = SSLUtils.getSSLEngine(connection);
+        return engine == null || engine.isInboundDone();
     }
 }

@@ -1,5 +1,6 @@
 package io.kodiak.upstream;
 
+import io.kodiak.loop.EventLoops;
 import io.kodiak.routing.UpstreamTarget;
 import org.glassfish.grizzly.CompletionHandler;
 import org.glassfish.grizzly.Connection;
@@ -35,39 +36,86 @@ public final class UpstreamPool {
     /** How the connector speaks TLS; null for plain HTTP. */
     private final io.kodiak.tls.UpstreamTls tls;
     private final SocketAddress address;
-    private final SingleEndpointPool<SocketAddress> pool;
+    private final EventLoops loops;
+    /** One per loop, by {@link io.kodiak.loop.EventLoop#index()}. */
+    private final SingleEndpointPool<SocketAddress>[] pools;
+    /** max-connections, across the loops' pools. */
+    private final ServerConnections budget;
     private final boolean persistent;
     private final long connectTimeoutMillis;
     private final int maxConnections;
-    private final AtomicInteger waiting = new AtomicInteger();
+    /** Exchanges waiting for a connection, by loop. */
+    private final java.util.concurrent.atomic.AtomicIntegerArray waitingHere;
     private final FreshConnects freshConnects;
     private final PoolTimers timers;
     private volatile boolean retired;
 
     /** {@code connector}: opens connections with the server's filter chain (plain, or TLS under the codec). */
-    UpstreamPool(UpstreamTarget target, SocketConnectorHandler connector, io.kodiak.tls.UpstreamTls tls, DelayedExecutor timers,
-                 FreshConnects freshConnects, int maxConnections, long connectTimeoutMillis, long idleTimeoutMillis,
-                 boolean persistent) {
+    @SuppressWarnings("unchecked")
+    UpstreamPool(UpstreamTarget target, SocketConnectorHandler connector, io.kodiak.tls.UpstreamTls tls, EventLoops loops,
+                 DelayedExecutor timers, FreshConnects freshConnects, int maxConnections, long connectTimeoutMillis,
+                 long idleTimeoutMillis, boolean persistent) {
         this.target = target;
         this.connector = connector;
         this.tls = tls;
+        this.loops = loops;
         this.address = new InetSocketAddress(target.host(), target.port());
         this.persistent = persistent;
         this.connectTimeoutMillis = connectTimeoutMillis;
         this.maxConnections = maxConnections;
         this.freshConnects = freshConnects;
         this.timers = new PoolTimers(timers);
-        this.pool = SingleEndpointPool.builder(SocketAddress.class)
-                .connectorHandler(connector)
-                .endpointAddress(address)
-                .maxPoolSize(maxConnections)
-                .connectTimeout(connectTimeoutMillis, TimeUnit.MILLISECONDS)
-                .asyncPollTimeout(connectTimeoutMillis, TimeUnit.MILLISECONDS)
-                .keepAliveTimeout(idleTimeoutMillis, TimeUnit.MILLISECONDS)
-                .keepAliveCheckInterval(Math.min(1000, idleTimeoutMillis), TimeUnit.MILLISECONDS)
-                .maxReconnectAttempts(0)
-                .delayExecutor(this.timers)
-                .build();
+        this.budget = new ServerConnections(address, connector, maxConnections, loops.count(), this::reclaimFor);
+        this.waitingHere = new java.util.concurrent.atomic.AtomicIntegerArray(loops.count());
+        this.pools = new SingleEndpointPool[loops.count()];
+        for (int i = 0; i < pools.length; i++) {
+            int index = i;
+            pools[i] = SingleEndpointPool.builder(SocketAddress.class)
+                    .endpoint(budget.endpointFor(index, () -> loops.get(index)))
+                    // Each loop's pool may hold the whole budget; the budget bounds them together.
+                    .maxPoolSize(maxConnections)
+                    .connectTimeout(connectTimeoutMillis, TimeUnit.MILLISECONDS)
+                    .asyncPollTimeout(connectTimeoutMillis, TimeUnit.MILLISECONDS)
+                    .keepAliveTimeout(idleTimeoutMillis, TimeUnit.MILLISECONDS)
+                    .keepAliveCheckInterval(Math.min(1000, idleTimeoutMillis), TimeUnit.MILLISECONDS)
+                    .maxReconnectAttempts(0)
+                    .delayExecutor(this.timers)
+                    .build();
+        }
+    }
+
+    /** Loop {@code waiting} waits for the budget: every other loop gives up an idle connection, if it has one to spare. */
+    private void reclaimFor(int waiting) {
+        for (int i = 0; i < pools.length; i++) {
+            if (i != waiting) {
+                int index = i;
+                loops.get(i).post(() -> reclaimIdle(index));
+            }
+        }
+    }
+
+    /** On loop {@code index}: closes one idle connection while another loop waits and none of this loop's exchanges does. */
+    private void reclaimIdle(int index) {
+        if (waitingHere.get(index) > 0 || !budget.othersWait(index) || pools[index].getReadyConnectionsCount() == 0) {
+            return;
+        }
+        // An idle connection is handed over at once, on this thread: it is closed, and the budget moves.
+        pools[index].take(new EmptyCompletionHandler<Connection>() {
+            @Override
+            public void completed(Connection connection) {
+                discard(connection);
+            }
+        });
+    }
+
+    /** The loop {@code connection} belongs to, and so its pool: the one whose selector it is on. */
+    private int ownerIndex(Connection<?> connection) {
+        io.kodiak.loop.EventLoop loop = loops.of(connection);
+        return loop == null ? 0 : loop.index();
+    }
+
+    private SingleEndpointPool<SocketAddress> ownerOf(Connection<?> connection) {
+        return pools[ownerIndex(connection)];
     }
 
     io.kodiak.tls.UpstreamTls tls() {
@@ -84,17 +132,18 @@ public final class UpstreamPool {
             acquireFresh(handler);
             return;
         }
-        waiting.incrementAndGet();
-        pool.take(new CompletionHandler<Connection>() {
+        int index = loops.currentOrFirst().index();
+        waitingHere.incrementAndGet(index);
+        pools[index].take(new CompletionHandler<Connection>() {
             @Override
             public void completed(Connection connection) {
-                waiting.decrementAndGet();
+                waitingHere.decrementAndGet(index);
                 handler.completed(connection);
             }
 
             @Override
             public void failed(Throwable error) {
-                waiting.decrementAndGet();
+                waitingHere.decrementAndGet(index);
                 if (retired) {
                     // Waiting when a reload retired the pool: the pool's close failed the wait.
                     acquireFresh(handler);
@@ -105,7 +154,7 @@ public final class UpstreamPool {
 
             @Override
             public void cancelled() {
-                waiting.decrementAndGet();
+                waitingHere.decrementAndGet(index);
                 handler.cancelled();
             }
 
@@ -121,7 +170,7 @@ public final class UpstreamPool {
      */
     public void acquireFresh(CompletionHandler<Connection> handler) {
         FreshConnects.Attempt attempt = freshConnects.start(handler, connectTimeoutMillis);
-        connector.connect(address, new EmptyCompletionHandler<Connection>() {
+        budget.connectOutside(new EmptyCompletionHandler<Connection>() {
             @Override
             public void completed(Connection connection) {
                 if (!attempt.settle()) {
@@ -130,7 +179,7 @@ public final class UpstreamPool {
                     return;
                 }
                 try {
-                    pool.attach(connection);
+                    ownerOf(connection).attach(connection);
                 } catch (IOException poolClosed) {
                     if (!retired) {
                         connection.closeSilently();
@@ -164,8 +213,14 @@ public final class UpstreamPool {
             discard(connection);
             return;
         }
+        int index = ownerIndex(connection);
+        if (waitingHere.get(index) == 0 && budget.othersWait(index)) {
+            // Another loop waits for a connection to this server, and nothing here does: the budget goes there.
+            discard(connection);
+            return;
+        }
         try {
-            pool.release(connection);
+            pools[index].release(connection);
         } catch (RuntimeException poolBug) {
             // Grizzly 2.3.35 fails the pool's waiters after a failed connect without holding the
             // pool's lock (fixed in Mule's fork as MULE-17660; glassfish-grizzly#2101), which can
@@ -181,7 +236,7 @@ public final class UpstreamPool {
 
     /** Removes a connection from the pool and closes it: it is broken, mid-message, or not reusable. */
     public void discard(Connection<?> connection) {
-        pool.detach(connection);
+        ownerOf(connection).detach(connection);
         connection.closeSilently();
     }
 
@@ -198,16 +253,31 @@ public final class UpstreamPool {
         return maxConnections;
     }
 
-    public boolean isAtCapacity() {
-        return pool.isMaxCapacityReached();
+    /** True when {@code error} ended a wait for a connection because max-connections were all open (503, not 504). */
+    public static boolean exhausted(Throwable error) {
+        return error instanceof ServerConnections.BudgetWaitTimedOut;
     }
 
+    public boolean isAtCapacity() {
+        return budget.atCapacity();
+    }
+
+    /** Connections open to this server, on every loop (a retry's own included). */
     public int openConnections() {
-        return pool.getOpenConnectionsCount();
+        return budget.open();
+    }
+
+    /** The most connections open to this server at once since the pool was made, on every loop together. */
+    public int mostOpenAtOnce() {
+        return budget.mostOpen();
     }
 
     public int idleConnections() {
-        return pool.getReadyConnectionsCount();
+        int idle = 0;
+        for (SingleEndpointPool<SocketAddress> pool : pools) {
+            idle += pool.getReadyConnectionsCount();
+        }
+        return idle;
     }
 
     /** Connections handed to exchanges right now. */
@@ -217,7 +287,11 @@ public final class UpstreamPool {
 
     /** Exchanges waiting for a connection (being opened, or until one is released). */
     public int pendingAcquisitions() {
-        return waiting.get();
+        int pending = 0;
+        for (int i = 0; i < waitingHere.length(); i++) {
+            pending += waitingHere.get(i);
+        }
+        return pending;
     }
 
     public boolean persistent() {
@@ -231,7 +305,9 @@ public final class UpstreamPool {
      */
     void close() {
         retired = true;
-        pool.close();
+        for (SingleEndpointPool<SocketAddress> pool : pools) {
+            pool.close();
+        }
         timers.release();
     }
 }

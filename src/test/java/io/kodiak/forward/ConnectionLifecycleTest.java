@@ -56,8 +56,14 @@ class ConnectionLifecycleTest {
             } finally {
                 clients.shutdownNow();
             }
-            // Reuse, not churn: no connection was replaced, so at most pool-size were ever opened.
-            assertTrue(upstream.acceptedConnections() <= 4, "opened " + upstream.acceptedConnections());
+            // max-connections is a total over the event loops: never more open at once. A loop
+            // with no request waiting closes a connection another loop waits for, and opens the
+            // next only once it closed (docs/architecture.md); the upstream, which notices the close
+            // a moment later, may briefly see both.
+            int most = proxy.kodiak().upstreams().pools().get(0).mostOpenAtOnce();
+            assertTrue(most <= 4, "open at once: " + most);
+            // Reuse, not churn: each request did not get a connection of its own.
+            assertTrue(upstream.acceptedConnections() <= 12, "opened " + upstream.acceptedConnections());
         }
     }
 

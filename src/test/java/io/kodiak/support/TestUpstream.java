@@ -38,6 +38,8 @@ public final class TestUpstream implements AutoCloseable {
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
     private final java.util.Set<Integer> connectionPorts = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final AtomicInteger holds = new AtomicInteger();
+    private final AtomicInteger open = new AtomicInteger();
+    private final AtomicInteger mostOpen = new AtomicInteger();
     private volatile CountDownLatch release = new CountDownLatch(1);
     private volatile CountDownLatch firstClose = new CountDownLatch(1);
 
@@ -45,6 +47,7 @@ public final class TestUpstream implements AutoCloseable {
         TestUpstream upstream = new TestUpstream();
         TestTls.secure(upstream.listener);
         upstream.server.addListener(upstream.listener);
+        upstream.listener.getTransport().getConnectionMonitoringConfig().addProbes(upstream.new OpenCount());
         upstream.server.getServerConfiguration().addHttpHandler(upstream.new Dispatcher(), "/");
         upstream.server.getServerConfiguration().setMaxPostSize(-1);
         upstream.server.getServerConfiguration().setAllowPayloadForUndefinedHttpMethods(true);
@@ -63,6 +66,11 @@ public final class TestUpstream implements AutoCloseable {
     /** Distinct upstream connections that carried at least one request. */
     public int acceptedConnections() {
         return connectionPorts.size();
+    }
+
+    /** The most connections the upstream had open at one moment. */
+    public int mostOpenAtOnce() {
+        return mostOpen.get();
     }
 
     public int holds() {
@@ -84,6 +92,22 @@ public final class TestUpstream implements AutoCloseable {
         release();
         server.shutdownNow();
         scheduler.shutdownNow();
+    }
+
+    /** Counts accepted connections while they are open, and the most at once. */
+    private final class OpenCount extends org.glassfish.grizzly.ConnectionProbe.Adapter {
+        @Override
+        public void onAcceptEvent(org.glassfish.grizzly.Connection serverConnection,
+                                  org.glassfish.grizzly.Connection clientConnection) {
+            mostOpen.accumulateAndGet(open.incrementAndGet(), Math::max);
+        }
+
+        @Override
+        public void onCloseEvent(org.glassfish.grizzly.Connection connection) {
+            if (!(connection instanceof org.glassfish.grizzly.nio.transport.TCPNIOServerConnection)) {
+                open.decrementAndGet();
+            }
+        }
     }
 
     private final class Dispatcher extends HttpHandler {

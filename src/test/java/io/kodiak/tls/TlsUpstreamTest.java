@@ -5,6 +5,7 @@ import com.sun.net.httpserver.HttpsExchange;
 import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
 import io.kodiak.support.ProxyHarness;
+import io.kodiak.support.RawHttp;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -27,6 +29,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** https:// upstreams: the JDK's HTTPS server behind Kodiak, with certificates made in the test. */
@@ -38,6 +41,8 @@ class TlsUpstreamTest {
     private ProxyHarness proxy;
     private final AtomicInteger served = new AtomicInteger();
     private final HttpClient client = HttpClient.newHttpClient();
+    /** Sockets a test opened, closed after it. */
+    private final java.util.List<AutoCloseable> closeAfter = new java.util.ArrayList<>();
 
     @BeforeEach
     void setUp() throws Exception {
@@ -45,7 +50,10 @@ class TlsUpstreamTest {
     }
 
     @AfterEach
-    void tearDown() {
+    void tearDown() throws Exception {
+        for (AutoCloseable opened : closeAfter) {
+            opened.close();
+        }
         if (proxy != null) {
             proxy.close();
         }
@@ -208,6 +216,92 @@ class TlsUpstreamTest {
                 assertEquals("ok", response.body());
             }
         }
+    }
+
+    /** How the upstream of {@link #closeDelimitedBody} ends its connection after its body. */
+    private enum Ending {
+        /** close_notify, then the end of the TCP stream: the valid closure of RFC 9112 §9.8. */
+        CLOSE_NOTIFY,
+        /** The end of the TCP stream alone, as after a crash or from an attacker who cut the connection. */
+        END_OF_STREAM_ONLY,
+        /** A record that fails to decrypt, then the end of the stream: the engine's failure closes its inbound side too. */
+        CORRUPT_RECORD
+    }
+
+    /**
+     * RFC 9112 §9.8: over TLS, a body delimited by the connection's close is whole only when the
+     * upstream's close_notify came before the end of the stream. Without it, the body reaches an
+     * HTTP/1.1 client without the last chunk, which tells the client it was cut.
+     */
+    @Test
+    void aCloseDelimitedBodyEndedWithoutCloseNotifyIsNotEndedAsWhole() throws Exception {
+        assertThrows(IOException.class, closeDelimitedBody(Ending.END_OF_STREAM_ONLY)::readAllBytes,
+                "no last chunk: the connection closed");
+    }
+
+    /** The positive control of the one above: the same upstream, with its close_notify. */
+    @Test
+    void aCloseDelimitedBodyEndedByCloseNotifyEndsWithTheLastChunk() throws Exception {
+        assertEquals(" and the rest", new String(closeDelimitedBody(Ending.CLOSE_NOTIFY).readAllBytes(),
+                StandardCharsets.US_ASCII));
+    }
+
+    @Test
+    void aRecordThatFailsToDecryptIsNoEndOfACloseDelimitedBody() throws Exception {
+        assertThrows(IOException.class, closeDelimitedBody(Ending.CORRUPT_RECORD)::readAllBytes,
+                "no last chunk: the connection closed");
+    }
+
+    /**
+     * An HTTP/1.1 client's request, answered by an upstream with a close-delimited body ("hello and
+     * the rest", the first part read through Kodiak before the rest is sent) and then {@code ending}.
+     * Returns the client's view of the body after "hello", as Kodiak re-framed it (chunked).
+     */
+    private InputStream closeDelimitedBody(Ending ending) throws Exception {
+        SSLContext context = certs.serverContext(certs.leaf("server", Duration.ofDays(30), "localhost"));
+        // Plain, with TLS put over the accepted socket: closing the plain one sends no close_notify.
+        java.net.ServerSocket listening = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        closeAfter.add(listening);
+        proxy = ProxyHarness.start("proxy.routes = [ { prefix = \"/\", upstream = \"https://localhost:"
+                + listening.getLocalPort() + "/\" } ]\nproxy.upstream.tls { " + trustCa() + " }\n");
+        RawHttp raw = new RawHttp(proxy.port());
+        closeAfter.add(raw);
+        raw.send("GET /until-close HTTP/1.1\r\nHost: a\r\n\r\n");
+        java.net.Socket plain = listening.accept();
+        closeAfter.add(plain);
+        javax.net.ssl.SSLSocket tls = (javax.net.ssl.SSLSocket) context.getSocketFactory()
+                .createSocket(plain, null, plain.getPort(), false);
+        tls.setUseClientMode(false);
+        assertTrue(TlsTalk.readHead(tls.getInputStream()).endsWith("\r\n\r\n"));
+        OutputStream out = tls.getOutputStream();
+        out.write("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nhello"
+                .getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        RawHttp.Response head = raw.readHead();
+        assertEquals(200, head.status());
+        assertEquals("chunked", head.header("transfer-encoding"));
+        InputStream body = raw.bodyStream(head);
+        byte[] first = new byte[5];
+        for (int got = 0; got < first.length; ) {
+            // Not readNBytes: it would read on for a byte more, and wait for the rest.
+            got += body.read(first, got, first.length - got);
+        }
+        assertEquals("hello", new String(first, StandardCharsets.US_ASCII));
+        out.write(" and the rest".getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        switch (ending) {
+            case CLOSE_NOTIFY -> tls.close();   // close_notify only: the TLS layer was put over plain without autoClose
+            case END_OF_STREAM_ONLY -> { }
+            case CORRUPT_RECORD -> {
+                // An application-data record whose bytes cannot be an AEAD ciphertext of this connection.
+                plain.getOutputStream().write(new byte[] {0x17, 0x03, 0x03, 0x00, 0x20, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+                        11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32});
+                plain.getOutputStream().flush();
+            }
+        }
+        // The end of the TCP stream, without a close_notify of its own.
+        plain.shutdownOutput();
+        return body;
     }
 
     /** The hostile upstream's side of one connection: one answer, close_notify, a record, then silence. */

@@ -1,0 +1,247 @@
+package io.kodiak.upstream;
+
+import io.kodiak.loop.EventLoop;
+import org.glassfish.grizzly.CompletionHandler;
+import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.EmptyCompletionHandler;
+import org.glassfish.grizzly.GrizzlyFuture;
+import org.glassfish.grizzly.SocketConnectorHandler;
+import org.glassfish.grizzly.connectionpool.Endpoint;
+import org.glassfish.grizzly.impl.SafeFutureImpl;
+
+import java.net.SocketAddress;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+/**
+ * max-connections for one server, shared by the loops' pools. Each loop has a pool of its own
+ * (its connections are registered on its selector and serve its exchanges alone), and each may
+ * grow to the whole budget; a connect is made only while the connections open, on every loop
+ * together, are fewer than max-connections. A connect that finds the budget spent waits, on its
+ * loop, for a connection to close anywhere; and a loop releasing a connection while another loop
+ * waits closes it instead of keeping it idle, so the budget moves to where it is needed.
+ *
+ * <p>Only opening and closing connections touch the shared count (one atomic each), never a
+ * request that finds an idle connection in its own loop's pool.
+ */
+final class ServerConnections {
+    private final SocketAddress address;
+    private final SocketConnectorHandler connector;
+    private final int max;
+    private final AtomicInteger open = new AtomicInteger();
+    /** The most connections open at once since the start (a test's and an operator's check of the budget). */
+    private final AtomicInteger mostOpen = new AtomicInteger();
+    /** Connects waiting for the budget, oldest first. */
+    private final Queue<Deferred> waiting = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger waitingCount = new AtomicInteger();
+    /** Of those, each loop's. */
+    private final AtomicIntegerArray waitingByLoop;
+
+    /** Asked when loop N starts to wait: the other loops close an idle connection each, if they have one to spare. */
+    private final java.util.function.IntConsumer reclaimElsewhere;
+
+    ServerConnections(SocketAddress address, SocketConnectorHandler connector, int max, int loops,
+                      java.util.function.IntConsumer reclaimElsewhere) {
+        this.reclaimElsewhere = reclaimElsewhere;
+        this.address = address;
+        this.connector = connector;
+        this.max = max;
+        this.waitingByLoop = new AtomicIntegerArray(loops);
+    }
+
+    int open() {
+        return open.get();
+    }
+
+    int mostOpen() {
+        return mostOpen.get();
+    }
+
+    boolean atCapacity() {
+        return open.get() >= max;
+    }
+
+    /** True while a loop other than {@code loop} waits for the budget: a connection going idle on {@code loop} should close instead. */
+    boolean othersWait(int loop) {
+        return waitingCount.get() - waitingByLoop.get(loop) > 0;
+    }
+
+    /** The pool of loop {@code index}'s way to connect: within the budget, or once it has room. */
+    Endpoint<SocketAddress> endpointFor(int index, EventLoopRef loop) {
+        return new Endpoint<>() {
+            @Override
+            public Object getId() {
+                return address;
+            }
+
+            @Override
+            public GrizzlyFuture<Connection> connect() {
+                PoolConnect future = new PoolConnect();
+                if (tryReserve()) {
+                    // On the pool's own loop, so the connection is registered there: Grizzly's pool
+                    // also connects from whichever thread closed one of its connections (a timer,
+                    // a reload) to serve its waiters.
+                    loop.get().execute(() -> start(future));
+                } else {
+                    waitingCount.incrementAndGet();
+                    waitingByLoop.incrementAndGet(index);
+                    waiting.add(new Deferred(index, loop, future));
+                    // A connection may have closed between the check and the queueing.
+                    wakeOne();
+                    // Connections idle on other loops would otherwise hold the budget until their
+                    // idle-timeout, longer than this wait may last.
+                    reclaimElsewhere.accept(index);
+                }
+                return future;
+            }
+        };
+    }
+
+    /**
+     * The pool's view of one connect. Its connect-timeout cancels it: a connect under way is
+     * abandoned (Grizzly closes the socket); one still waiting for the budget fails instead with
+     * {@link BudgetWaitTimedOut}, so the exchange answers 503 (every connection busy), not 504.
+     */
+    static final class PoolConnect extends SafeFutureImpl<Connection> {
+        /** The connect under way; null while waiting for the budget. Set on the owning loop. */
+        private volatile GrizzlyFuture<Connection> underway;
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            GrizzlyFuture<Connection> connect = underway;
+            if (connect == null) {
+                failure(new BudgetWaitTimedOut());
+                return true;
+            }
+            connect.cancel(false);
+            return super.cancel(mayInterruptIfRunning);
+        }
+    }
+
+    /** No connection to the server could be opened within connect-timeout: max-connections were all open. */
+    static final class BudgetWaitTimedOut extends TimeoutException {
+        BudgetWaitTimedOut() {
+            super("max-connections are all open");
+        }
+    }
+
+    /** A connect outside the pool (a retry's own connection): counted, whatever the budget. */
+    void connectOutside(CompletionHandler<Connection> handler) {
+        mostOpen.accumulateAndGet(open.incrementAndGet(), Math::max);
+        connector.connect(address, counted(handler));
+    }
+
+    private boolean tryReserve() {
+        int now;
+        do {
+            now = open.get();
+            if (now >= max) {
+                return false;
+            }
+        } while (!open.compareAndSet(now, now + 1));
+        mostOpen.accumulateAndGet(now + 1, Math::max);
+        return true;
+    }
+
+    /** Connects for {@code future} with a reservation taken; on the pool's loop. */
+    private void start(PoolConnect future) {
+        if (future.isDone()) {
+            // The pool stopped waiting (connect-timeout) before the connect began: the reservation goes back.
+            closed();
+            return;
+        }
+        @SuppressWarnings("unchecked")
+        GrizzlyFuture<Connection> connect = (GrizzlyFuture<Connection>) connector.connect(address);
+        future.underway = connect;
+        CompletionHandler<Connection> then = counted(new EmptyCompletionHandler<>() {
+            @Override
+            public void completed(Connection connection) {
+                future.result(connection);
+                if (future.isCancelled()) {
+                    // The pool gave up waiting for it (connect-timeout): the result was not taken.
+                    connection.closeSilently();
+                }
+            }
+
+            @Override
+            public void failed(Throwable error) {
+                future.failure(error);
+            }
+
+            @Override
+            public void cancelled() {
+                future.cancel(false);
+            }
+        });
+        connect.addCompletionHandler(then);
+    }
+
+    /** Counts the connection out when it closes, or at once when the connect fails. */
+    private CompletionHandler<Connection> counted(CompletionHandler<Connection> handler) {
+        return new EmptyCompletionHandler<>() {
+            @Override
+            public void completed(Connection connection) {
+                connection.addCloseListener((closed, type) -> closed());
+                handler.completed(connection);
+            }
+
+            @Override
+            public void failed(Throwable error) {
+                closed();
+                handler.failed(error);
+            }
+
+            @Override
+            public void cancelled() {
+                closed();
+                handler.cancelled();
+            }
+        };
+    }
+
+    private void closed() {
+        open.decrementAndGet();
+        wakeOne();
+    }
+
+    /** Starts the oldest waiting connect that still matters, on its own loop, if the budget has room. */
+    private void wakeOne() {
+        Deferred next;
+        while ((next = waiting.peek()) != null) {
+            if (next.future.isDone()) {
+                // Its pool stopped waiting (connect-timeout): nothing to start.
+                if (waiting.remove(next)) {
+                    left(next);
+                }
+                continue;
+            }
+            if (!tryReserve()) {
+                return;
+            }
+            if (waiting.remove(next)) {
+                left(next);
+                Deferred chosen = next;
+                chosen.loop.get().execute(() -> start(chosen.future));
+                return;
+            }
+            // Taken by another thread: give the reservation back and look again.
+            open.decrementAndGet();
+        }
+    }
+
+    private void left(Deferred waiter) {
+        waitingCount.decrementAndGet();
+        waitingByLoop.decrementAndGet(waiter.index);
+    }
+
+    /** The loop a pool serves, known once the transport has started. */
+    interface EventLoopRef {
+        EventLoop get();
+    }
+
+    private record Deferred(int index, EventLoopRef loop, PoolConnect future) {
+    }
+}
