@@ -13,6 +13,7 @@ import io.kodiak.http.HeadScanner;
 import io.kodiak.http.HttpViolationException;
 import io.kodiak.http.RequestHead;
 import io.kodiak.http.Violation;
+import io.kodiak.loop.EventLoop;
 import io.kodiak.transport.Deadline;
 import io.kodiak.transport.Pieces;
 import org.glassfish.grizzly.Buffer;
@@ -73,8 +74,7 @@ final class ClientConnection implements ClientSide {
     private final BodyReader body;
     private String address;
     /**
-     * Null until asked, and always on a plain listener. Racy on purpose: two threads (a worker-pool
-     * strategy) may both compute it, and both get the same immutable string.
+     * Null until asked, and always on a plain listener.
      */
     private String tlsProtocol;
     /** The TLS server name the client asked for ("" when none), read at the first request that needs it. */
@@ -87,7 +87,8 @@ final class ClientConnection implements ClientSide {
      */
     private boolean emptyLineCrRead;
 
-    // Guarded by this.
+    /** The loop that owns this connection; found at the first event that needs it (registration follows the accept). */
+    private EventLoop loop;
     private State state = State.HEAD;
     private Exchange current;
     private FilterChainContext held;
@@ -99,7 +100,7 @@ final class ClientConnection implements ClientSide {
      * client-half-close = "answer", a TLS 1.3 close_notify). What it sent is still served; the
      * connection closes after the last answer.
      */
-    private volatile boolean inputEnded;
+    private boolean inputEnded;
     /**
      * An exchange whose request has a body, not asked for its upstream connection until the body
      * bytes that came with the head were taken: then the head and those bytes leave in one write.
@@ -123,15 +124,15 @@ final class ClientConnection implements ClientSide {
         NextAction action = read(ctx);
         if (action != ctx.getSuspendAction()) {
             // Not after a suspend: the read was held, so what was pending was started before it,
-            // and another thread may already be reading on this connection (it resumed the read).
+            // and the held read may have been resumed already (a connection ready at once).
             startPending();
         }
         if (settings.tls()) {
             noticeCloseNotify();
         }
         if (action != ctx.getSuspendAction()) {
-            // After a suspend, the thread that resumes the held read may be reading already, from
-            // a state this one no longer sees: that read ends with this check instead.
+            // After a suspend, the resumed read, from a state this one no longer sees, ends with
+            // this check instead.
             closeIfNothingLeft();
         }
         return action;
@@ -158,7 +159,7 @@ final class ClientConnection implements ClientSide {
      * then read as client-half-close says. With TLS 1.2, and with Conscrypt's engine whatever the
      * version, the engine closes both ways and can send nothing more: the client is gone, and its
      * exchange ends now instead of when its answer fails to go out. (The engine's lock, taken per
-     * read here, is uncontended but for a write on the upstream's thread.)
+     * read here, is uncontended: the connection's writes run on the same loop.)
      */
     private void noticeCloseNotify() {
         SSLEngine engine = SSLUtils.getSSLEngine(connection);
@@ -166,13 +167,11 @@ final class ClientConnection implements ClientSide {
             return;
         }
         boolean gone = engine.isOutboundDone();
-        synchronized (this) {
-            inputEnded = true;
-            if (!gone || state == State.CLOSING) {
-                return;
-            }
-            state = State.CLOSING;
+        inputEnded = true;
+        if (!gone || state == State.CLOSING) {
+            return;
         }
+        state = State.CLOSING;
         closeNow();
     }
 
@@ -185,14 +184,12 @@ final class ClientConnection implements ClientSide {
             return;
         }
         Exchange tunnel;
-        synchronized (this) {
-            if (held != null || state == State.WAIT || state == State.CLOSING) {
-                return;
-            }
-            tunnel = state == State.TUNNEL ? current : null;
-            if (tunnel == null) {
-                state = State.CLOSING;
-            }
+        if (held != null || state == State.WAIT || state == State.CLOSING) {
+            return;
+        }
+        tunnel = state == State.TUNNEL ? current : null;
+        if (tunnel == null) {
+            state = State.CLOSING;
         }
         if (tunnel != null) {
             // A tunnel's half-close goes on to the upstream, which may still answer.
@@ -217,10 +214,8 @@ final class ClientConnection implements ClientSide {
             Buffer buffer = ctx.getMessage();
             State now;
             Exchange exchange;
-            synchronized (this) {
-                now = state;
-                exchange = current;
-            }
+            now = state;
+            exchange = current;
             if (now == State.CLOSING || !buffer.hasRemaining()) {
                 return ctx.getStopAction();
             }
@@ -270,9 +265,7 @@ final class ClientConnection implements ClientSide {
 
     private NextAction actOnHead(FilterChainContext ctx, long start) {
         idleClock.stop(this);
-        synchronized (this) {
-            requests++;
-        }
+        requests++;
         Admission.Decision decision = admission.decide(head, this);
         if (decision.refusal() != null) {
             admission.recordRefusal(this, head, decision, decision.refusal(), start);
@@ -282,13 +275,11 @@ final class ClientConnection implements ClientSide {
         startBody();
         Exchange exchange = admission.begin(this, head, decision);
         boolean closed;
-        synchronized (this) {
-            // Closed (idle timer, a close event on another thread) while the head was read?
-            closed = state == State.CLOSING;
-            if (!closed) {
-                current = exchange;
-                state = body.isDone() ? State.WAIT : State.BODY;
-            }
+        // Closed while the head was acted on (a refusal, the client's close_notify)?
+        closed = state == State.CLOSING;
+        if (!closed) {
+            current = exchange;
+            state = body.isDone() ? State.WAIT : State.BODY;
         }
         if (closed) {
             exchange.onClientClosed();
@@ -352,9 +343,7 @@ final class ClientConnection implements ClientSide {
         } catch (HttpViolationException e) {
             // The framing can no longer be trusted: nothing more is read from this connection,
             // also when the exchange already ended (its answer then said keep-alive).
-            synchronized (this) {
-                state = State.CLOSING;
-            }
+            state = State.CLOSING;
             exchange.onRequestBodyBroken(e.violation());
             closeNow();
             return ctx.getStopAction();
@@ -365,13 +354,11 @@ final class ClientConnection implements ClientSide {
             go = exchange.onRequestBody(n > 0 ? Pieces.take(ctx, buffer, n) : org.glassfish.grizzly.memory.Buffers.EMPTY_BUFFER, last);
         }
         if (last) {
-            synchronized (this) {
-                if (state == State.BODY) {
-                    state = State.WAIT;
-                } else if (state == State.DISCARD) {
-                    // The exchange ended while its last body bytes were on their way.
-                    state = State.HEAD;
-                }
+            if (state == State.BODY) {
+                state = State.WAIT;
+            } else if (state == State.DISCARD) {
+                // The exchange ended while its last body bytes were on their way.
+                state = State.HEAD;
             }
         }
         return go ? null : pause(ctx, exchange);
@@ -388,12 +375,10 @@ final class ClientConnection implements ClientSide {
         buffer.position(buffer.position() + Math.max(0, n));
         boolean done = body.isDone();
         boolean close;
-        synchronized (this) {
-            discardLeft -= Math.max(0, n);
-            close = discardLeft < 0;
-            if (done && !close) {
-                state = State.HEAD;
-            }
+        discardLeft -= Math.max(0, n);
+        close = discardLeft < 0;
+        if (done && !close) {
+            state = State.HEAD;
         }
         if (close) {
             closeNow();
@@ -407,12 +392,10 @@ final class ClientConnection implements ClientSide {
     private NextAction holdUntilAnswered(FilterChainContext ctx) {
         // Never suspend with an exchange not yet started: nothing would ever resume the read.
         startPending();
-        synchronized (this) {
-            if (state != State.WAIT) {
-                return null;
-            }
-            return hold(ctx);
+        if (state != State.WAIT) {
+            return null;
         }
+        return hold(ctx);
     }
 
     private NextAction relay(FilterChainContext ctx, Buffer buffer, Exchange exchange) {
@@ -425,19 +408,17 @@ final class ClientConnection implements ClientSide {
      * to go on, or ended meanwhile (then nobody would resume a held read: the state decides anew).
      */
     private NextAction pause(FilterChainContext ctx, Exchange exchange) {
-        // Started before the read is suspended, outside the lock: a connection ready at once
-        // resumes reads through resumeReads(), which then finds the pause not yet taken.
+        // Started before the read is suspended: a connection ready at once resumes reads through
+        // resumeReads(), which then finds the pause not yet taken.
         startPending();
-        synchronized (this) {
-            if (resumedEarly || current != exchange || state != State.BODY && state != State.TUNNEL) {
-                resumedEarly = false;
-                return null;
-            }
-            return hold(ctx);
+        if (resumedEarly || current != exchange || state != State.BODY && state != State.TUNNEL) {
+            resumedEarly = false;
+            return null;
         }
+        return hold(ctx);
     }
 
-    /** Under the lock: suspends the read, keeping the unread bytes as the context's message. */
+    /** Suspends the read, keeping the unread bytes as the context's message. */
     private NextAction hold(FilterChainContext ctx) {
         NextAction suspend = ctx.getSuspendAction();
         ctx.suspend();
@@ -449,9 +430,7 @@ final class ClientConnection implements ClientSide {
 
     /** A head that cannot be accepted: the precise status, and the connection closes. */
     private void refuse(ProxyError error, String detail, RequestHead parsed, long start) {
-        synchronized (this) {
-            state = State.CLOSING;
-        }
+        state = State.CLOSING;
         admission.recordRefusal(this, parsed, null, error, start);
         if (LOG.isDebugEnabled()) {
             LOG.debug("refused a request from {}: {} {}: {}", address(), error.status, error.text, detail);
@@ -475,18 +454,14 @@ final class ClientConnection implements ClientSide {
                         : LocalAnswer.Persistence.CLOSE, decision.requestNumberFor5xx(), decision.retryAfterSeconds(),
                 connection.getMemoryManager()));
         if (!keep) {
-            synchronized (this) {
-                state = State.CLOSING;
-            }
+            state = State.CLOSING;
             closeNow();
             return;
         }
         if (skipBody) {
             startBody();
-            synchronized (this) {
-                state = State.DISCARD;
-                discardLeft = MAX_BODY_TO_DISCARD;
-            }
+            state = State.DISCARD;
+            discardLeft = MAX_BODY_TO_DISCARD;
         }
         idleClock.start(this);
     }
@@ -506,19 +481,17 @@ final class ClientConnection implements ClientSide {
     @Override
     public void resumeReads() {
         FilterChainContext ctx;
-        synchronized (this) {
-            ctx = held;
-            held = null;
-            if (ctx == null) {
-                resumedEarly = true;
-                return;
-            }
+        ctx = held;
+        held = null;
+        if (ctx == null) {
+            resumedEarly = true;
+            return;
         }
         ctx.resume();
     }
 
     @Override
-    public synchronized boolean mayKeepAlive() {
+    public boolean mayKeepAlive() {
         // Once the client's input ended, only a request it already sent (held) keeps the connection.
         return settings.persistentConnections() && (!inputEnded || held != null)
                 && (settings.maxRequestsPerConnection() < 0 || requests < settings.maxRequestsPerConnection());
@@ -528,17 +501,15 @@ final class ClientConnection implements ClientSide {
     public void switchToTunnel(Exchange exchange) {
         FilterChainContext ctx;
         boolean ended;
-        synchronized (this) {
-            if (current != exchange || state == State.CLOSING) {
-                return;
-            }
-            ctx = held;
-            held = null;
-            // The client's input ended before the 101, with nothing of it left to relay: a tunnel
-            // ends when either side's input does (the upstream is not told of a half-close).
-            ended = inputEnded && ctx == null;
-            state = ended ? State.CLOSING : State.TUNNEL;
+        if (current != exchange || state == State.CLOSING) {
+            return;
         }
+        ctx = held;
+        held = null;
+        // The client's input ended before the 101, with nothing of it left to relay: a tunnel
+        // ends when either side's input does (the upstream is not told of a half-close).
+        ended = inputEnded && ctx == null;
+        state = ended ? State.CLOSING : State.TUNNEL;
         if (ended) {
             closeNow();
         } else if (ctx != null) {
@@ -552,28 +523,26 @@ final class ClientConnection implements ClientSide {
         FilterChainContext ctx;
         boolean close;
         boolean idle = false;
-        synchronized (this) {
-            if (current != exchange) {
-                return;
-            }
-            current = null;
-            resumedEarly = false;
-            close = !keepAlive || state == State.CLOSING || state == State.TUNNEL || inputEnded && held == null;
-            if (close) {
-                state = State.CLOSING;
-            } else if (state == State.BODY) {
-                // Answered before the client finished sending: the rest is read and dropped, if it
-                // all comes within idle-timeout (up to 1 MiB; more, and the connection closes).
-                state = State.DISCARD;
-                discardLeft = MAX_BODY_TO_DISCARD;
-                idle = true;
-            } else {
-                state = State.HEAD;
-                idle = true;
-            }
-            ctx = held;
-            held = null;
+        if (current != exchange) {
+            return;
         }
+        current = null;
+        resumedEarly = false;
+        close = !keepAlive || state == State.CLOSING || state == State.TUNNEL || inputEnded && held == null;
+        if (close) {
+            state = State.CLOSING;
+        } else if (state == State.BODY) {
+            // Answered before the client finished sending: the rest is read and dropped, if it
+            // all comes within idle-timeout (up to 1 MiB; more, and the connection closes).
+            state = State.DISCARD;
+            discardLeft = MAX_BODY_TO_DISCARD;
+            idle = true;
+        } else {
+            state = State.HEAD;
+            idle = true;
+        }
+        ctx = held;
+        held = null;
         if (close) {
             if (ctx != null) {
                 ctx.completeAndRecycle();
@@ -602,17 +571,18 @@ final class ClientConnection implements ClientSide {
     }
 
     void onClosed() {
+        if (!onLoop(this::onClosed)) {
+            return;
+        }
         idleDeadline.close();
         Exchange exchange;
         FilterChainContext ctx;
-        synchronized (this) {
-            state = State.CLOSING;
-            exchange = current;
-            ctx = held;
-            held = null;
-        }
-        // The codec state is left as it is: a close can be reported on another thread while this
-        // connection's selector thread is still reading, and nothing reads it after the close.
+        state = State.CLOSING;
+        exchange = current;
+        ctx = held;
+        held = null;
+        // The codec state is left as it is: the close may come in the middle of a read (a close
+        // the read itself caused), and nothing reads it after the close.
         if (ctx != null) {
             ctx.completeAndRecycle();
         }
@@ -627,19 +597,36 @@ final class ClientConnection implements ClientSide {
      * bytes (closed at once).
      */
     void idleTimedOut() {
-        boolean closing;
-        synchronized (this) {
-            closing = state == State.CLOSING;
-            if (!closing && (current != null || state != State.HEAD && state != State.DISCARD)) {
-                return;
-            }
-            state = State.CLOSING;
+        if (!onLoop(this::idleTimedOut)) {
+            return;
         }
+        boolean closing;
+        closing = state == State.CLOSING;
+        if (!closing && (current != null || state != State.HEAD && state != State.DISCARD)) {
+            return;
+        }
+        state = State.CLOSING;
         if (closing) {
             connection.terminateSilently();
         } else {
             closeNow();
         }
+    }
+
+    /**
+     * True on the connection's loop: the caller goes on. Elsewhere (the idle timer, a close asked
+     * by another thread) posts {@code again} to the loop and returns false. Past the stop's grace
+     * period the loops are being shut down: the stop's thread ends what is left.
+     */
+    private boolean onLoop(Runnable again) {
+        if (loop == null) {
+            loop = admission.loops().of(connection);
+        }
+        if (loop == null || loop.inLoop() || admission.drainExpired()) {
+            return true;
+        }
+        loop.post(again);
+        return false;
     }
 
     long idleTimeoutMillis() {

@@ -26,6 +26,16 @@ public final class Admission {
         return services.writeQueues();
     }
 
+    /** The stop's grace period ran out: what is left is ended on the stopping thread. */
+    public boolean drainExpired() {
+        return services.drain().isExpired();
+    }
+
+    /** The loops that own connections: a client connection's events from other threads are posted to its own. */
+    public io.kodiak.loop.EventLoops loops() {
+        return services.loops();
+    }
+
     /**
      * The route and upstream target for a head, or the refusal that answers it. {@code
      * generation}: the configuration both were decided by, which the exchange keeps to its end;

@@ -13,7 +13,7 @@ package io.kodiak.exchange;
  *   SENDING | AWAITING --retry--> CONNECTING (a stale pooled connection, or another server of the
  *                                            group after a reset, timeout or 502/503/504; see Exchange)
  *   CONNECTING stays CONNECTING when a connect fails and the next server is tried
- *   any phase before COMPLETE --failed--> FAILED
+ *   any phase before COMPLETE or FAILED --failed--> FAILED
  * </pre>
  */
 enum Phase {
@@ -43,8 +43,14 @@ enum Phase {
         return switch (this) {
             case SENDING -> AWAITING;
             case EARLY_RESPONSE -> RESPONDING;
-            default -> this;
+            default -> throw illegal("requestSent");
         };
+    }
+
+    /** Any phase before the end. */
+    Phase failed() {
+        require(!isOver());
+        return FAILED;
     }
 
     Phase headForwarded() {

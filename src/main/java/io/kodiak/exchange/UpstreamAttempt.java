@@ -1,0 +1,245 @@
+package io.kodiak.exchange;
+
+import io.kodiak.http.ResponseHead;
+import io.kodiak.http.Violation;
+import io.kodiak.transport.Pieces;
+import io.kodiak.upstream.ResponseListener;
+import io.kodiak.upstream.UpstreamConnection;
+import io.kodiak.upstream.UpstreamServer;
+import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.CompletionHandler;
+import org.glassfish.grizzly.Connection;
+
+/**
+ * One try of an exchange: a server, the connection its pool hands over, and what that connection
+ * reports. A retry is a new attempt; the one it replaces is {@linkplain #abandon() abandoned}, and
+ * whatever it still hears (a connect completing late, a late head, a close, a deadline) dies here
+ * instead of reaching the exchange. Events reach the exchange on its loop: those that start on
+ * another thread (the timer, a pool's wait, a connect completed on a selector while the loop is
+ * a worker lane) are posted to it first.
+ */
+final class UpstreamAttempt implements ResponseListener, CompletionHandler<Connection> {
+    private final Exchange exchange;
+    private final UpstreamServer server;
+    /** A connection of its own, not from the pool (the retry after a stale pooled connection). */
+    private final boolean fresh;
+    private final long askedNanos = System.nanoTime();
+    /** When the attempt began: a server's trial counts only the verdicts of attempts made during it. */
+    private final long startMillis = System.currentTimeMillis();
+    private Connection<?> connection;
+    private UpstreamConnection state;
+    private boolean reused;
+    /** The pool answered (Grizzly 2.3.35's pool can report one failed connect twice: the first answer counts). */
+    private boolean settled;
+    /** False once the exchange let this attempt go (a retry, or the end). */
+    private boolean live = true;
+
+    UpstreamAttempt(Exchange exchange, UpstreamServer server, boolean fresh) {
+        this.exchange = exchange;
+        this.server = server;
+        this.fresh = fresh;
+    }
+
+    /** The server takes the attempt (its in-flight count), and its pool is asked for a connection. */
+    void begin() {
+        server.begin();
+        acquire();
+    }
+
+    /** Asks the server's pool for a connection; {@link #completed} or {@link #failed} follow, on the exchange's loop. */
+    void acquire() {
+        if (fresh) {
+            server.pool().acquireFresh(this);
+        } else {
+            server.pool().acquire(this);
+        }
+    }
+
+    /**
+     * The same server once more, on a connection of its own, not a pooled one (which may be as
+     * stale as the one that failed); the server's count of this exchange carries over. The caller
+     * makes it current, then {@linkplain #acquire() acquires}.
+     */
+    UpstreamAttempt again() {
+        return new UpstreamAttempt(exchange, server, true);
+    }
+
+    UpstreamServer server() {
+        return server;
+    }
+
+    boolean fresh() {
+        return fresh;
+    }
+
+    long startMillis() {
+        return startMillis;
+    }
+
+    long waitedNanos() {
+        return System.nanoTime() - askedNanos;
+    }
+
+    /** Null until the pool handed one over. */
+    Connection<?> connection() {
+        return connection;
+    }
+
+    UpstreamConnection state() {
+        return state;
+    }
+
+    /** The connection carried a request before this one (a pooled one). */
+    boolean reused() {
+        return reused;
+    }
+
+    /** Takes {@code handed} for this attempt: its events come here from now on. */
+    void bind(Connection<?> handed) {
+        connection = handed;
+        state = UpstreamConnection.of(handed);
+        reused = state.bind(this) && !fresh;
+    }
+
+    /**
+     * The exchange lets this attempt go: nothing it still hears reaches the exchange, and its
+     * connection, if it has one, goes back to the pool when {@code reusable}, else is closed.
+     */
+    void abandon(boolean reusable) {
+        live = false;
+        if (connection == null) {
+            return;
+        }
+        exchange.services().deadlines().disarm(state);
+        state.unbind(this);
+        if (reusable) {
+            server.pool().release(connection);
+        } else {
+            server.pool().discard(connection);
+        }
+    }
+
+    private boolean current(UpstreamConnection from) {
+        return live && from == state;
+    }
+
+    // ------------------------------------------------------------------ the pool's answer
+
+    @Override
+    public void completed(Connection handed) {
+        if (!exchange.onLoop(() -> completed(handed))) {
+            return;
+        }
+        if (settled || !live) {
+            // Reported after a failure, or after the exchange moved on: nobody waits for it.
+            server.pool().discard(handed);
+            return;
+        }
+        settled = true;
+        exchange.onConnected(this, handed);
+    }
+
+    @Override
+    public void failed(Throwable error) {
+        if (!exchange.onLoop(() -> failed(error))) {
+            return;
+        }
+        if (settled || !live) {
+            return;
+        }
+        settled = true;
+        exchange.onConnectFailed(this, error);
+    }
+
+    @Override
+    public void cancelled() {
+        failed(null);
+    }
+
+    @Override
+    public void updated(Connection result) {
+    }
+
+    // ------------------------------------------------------------------ the connection's events
+
+    @Override
+    public boolean requestWasHead() {
+        return exchange.request().isHead();
+    }
+
+    @Override
+    public boolean upgradeRequested() {
+        return exchange.request().upgrade();
+    }
+
+    @Override
+    public boolean onInterimResponse(UpstreamConnection from, ResponseHead head) {
+        return !current(from) || exchange.onInterimResponse(this, head);
+    }
+
+    @Override
+    public boolean onResponseHead(UpstreamConnection from, ResponseHead head, Buffer firstPiece) {
+        if (!current(from)) {
+            Pieces.drop(firstPiece);
+            return true;
+        }
+        return exchange.onResponseHead(this, head, firstPiece);
+    }
+
+    @Override
+    public boolean onResponseBody(UpstreamConnection from, Buffer piece) {
+        if (!current(from)) {
+            Pieces.drop(piece);
+            return true;
+        }
+        return exchange.onResponseBody(piece);
+    }
+
+    @Override
+    public void onResponseEnd(UpstreamConnection from, ResponseHead head, Buffer lastPiece, boolean reusable) {
+        if (!current(from)) {
+            Pieces.drop(lastPiece);
+            return;
+        }
+        exchange.onResponseEnd(this, head, lastPiece, reusable);
+    }
+
+    @Override
+    public boolean onTunnelBytes(UpstreamConnection from, Buffer bytes) {
+        return onResponseBody(from, bytes);
+    }
+
+    @Override
+    public void onTunnelInputEnded(UpstreamConnection from) {
+        if (current(from)) {
+            exchange.onTunnelInputEnded(this);
+        }
+    }
+
+    @Override
+    public void onInvalidResponse(UpstreamConnection from, Violation violation) {
+        if (current(from)) {
+            exchange.onAttemptFailed(this, AttemptFailure.invalid(violation.text()));
+        }
+    }
+
+    @Override
+    public void onUpstreamClosed(UpstreamConnection from) {
+        if (!exchange.onLoop(() -> onUpstreamClosed(from))) {
+            return;
+        }
+        if (current(from)) {
+            exchange.onUpstreamClosed(this);
+        }
+    }
+
+    @Override
+    public void onDeadline(UpstreamConnection from) {
+        if (!exchange.onLoop(() -> onDeadline(from))) {
+            return;
+        }
+        if (current(from)) {
+            exchange.onDeadline(this);
+        }
+    }
+}
