@@ -14,7 +14,7 @@ xml=${1:-$root/target/site/jacoco/jacoco.xml}
 
 # The packages and classes worth a line each; everything else is in the HTML report.
 packages="io.kodiak.exchange io.kodiak.client io.kodiak.upstream"
-classes="io.kodiak.exchange.Phase io.kodiak.exchange.Exchange"
+classes="io.kodiak.exchange.Phase io.kodiak.exchange.Exchange io.kodiak.exchange.UpstreamAttempt io.kodiak.exchange.RetryPolicy"
 
 if [ ! -s "$xml" ]; then
   echo "coverage: ERROR: no JaCoCo report at $xml: coverage recording is broken (jacoco-maven-plugin in pom.xml)" >&2
