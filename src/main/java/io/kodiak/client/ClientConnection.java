@@ -616,7 +616,7 @@ final class ClientConnection implements ClientSide {
     /**
      * True on the connection's loop: the caller goes on. Elsewhere (the idle timer, a close asked
      * by another thread) posts {@code again} to the loop and returns false. Past the stop's grace
-     * period the loops are being shut down: the stop's thread ends what is left.
+     * period the loops are being shut down: the calling thread ends what is left.
      */
     private boolean onLoop(Runnable again) {
         if (loop == null) {

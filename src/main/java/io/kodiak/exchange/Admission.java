@@ -26,7 +26,7 @@ public final class Admission {
         return services.writeQueues();
     }
 
-    /** The stop's grace period ran out: what is left is ended on the stopping thread. */
+    /** The stop's grace period ran out: what is left is ended on the calling thread. */
     public boolean drainExpired() {
         return services.drain().isExpired();
     }

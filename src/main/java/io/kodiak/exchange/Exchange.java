@@ -258,6 +258,7 @@ public final class Exchange {
 
     /** No progress before the deadline: what that means depends on where the exchange stands ({@link AttemptFailure#deadline}). */
     void onDeadline(UpstreamAttempt timed) {
+        assert owned() : Thread.currentThread().getName() + " is not " + loop;
         AttemptFailure failure = AttemptFailure.deadline(phase, toUpstream.paused(), group.responseTimeoutMillis(),
                 generation.stallTimeoutMillis());
         if (failure != null) {
@@ -337,6 +338,7 @@ public final class Exchange {
 
     /** After a 101, the client sends no more but still reads: the upstream's input ends too. */
     public void onClientInputEnded() {
+        assert owned() : Thread.currentThread().getName() + " is not " + loop;
         if (phase == Phase.TUNNELLING) {
             HalfClose.passOn(client.connection(), attempt.connection());
         }
@@ -432,6 +434,7 @@ public final class Exchange {
 
     /** After a 101, the upstream sends no more but still reads: the client's input ends too. */
     void onTunnelInputEnded(UpstreamAttempt from) {
+        assert owned() : Thread.currentThread().getName() + " is not " + loop;
         if (phase == Phase.TUNNELLING) {
             HalfClose.passOn(from.connection(), client.connection());
         }
@@ -568,7 +571,8 @@ public final class Exchange {
      * True on the exchange's loop: the caller goes on. Elsewhere (the timer, a close asked by
      * another thread, a connect completed on a selector while the loop is a worker lane), posts
      * {@code again} to the loop and returns false. Past the stop's grace period the loops are
-     * being shut down and may run nothing more: the stop's own thread ends what is left.
+     * being shut down and a task posted to one may never run: the calling thread ends what is
+     * left then (the stop's last moments are the one time two threads may meet here).
      */
     boolean onLoop(Runnable again) {
         if (loop == null || loop.inLoop() || services.drain().isExpired()) {

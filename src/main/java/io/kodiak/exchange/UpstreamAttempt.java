@@ -197,6 +197,11 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
 
     @Override
     public void onResponseEnd(UpstreamConnection from, ResponseHead head, Buffer lastPiece, boolean reusable) {
+        if (head == null && !exchange.onLoop(() -> onResponseEnd(from, null, lastPiece, reusable))) {
+            // A body delimited by the connection's close ends with the close event, which runs on
+            // the thread that closed it (it carries no head to keep beyond the call).
+            return;
+        }
         if (!current(from)) {
             Pieces.drop(lastPiece);
             return;
@@ -238,7 +243,9 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
         if (!exchange.onLoop(() -> onDeadline(from))) {
             return;
         }
-        if (current(from)) {
+        // The timer cleared the deadline as it passed; set again while this waited for the loop,
+        // the exchange made progress (a head, a body piece) and the deadline no longer holds.
+        if (current(from) && !from.deadlineSet()) {
             exchange.onDeadline(this);
         }
     }

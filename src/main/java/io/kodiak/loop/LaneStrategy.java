@@ -10,9 +10,10 @@ import java.util.concurrent.Executor;
 import java.util.logging.Logger;
 
 /**
- * The worker-pool strategies under the one-owner rule: a connection's reads, writes and close run
- * on its loop's {@link SerialLane}, so an exchange's two connections never run on two workers at
- * once. worker-thread always hands the event to the lane; dynamic runs it on the selector thread
+ * The worker-pool strategies under the one-owner rule: a connection's reads and writes run on its
+ * loop's {@link SerialLane}, so an exchange's two connections never run on two workers at once.
+ * (Grizzly fires a connection's close on the thread that closes it, past any strategy: the
+ * handlers of a close post themselves to the owner.) worker-thread always hands the event to the lane; dynamic runs it on the selector thread
  * when the lane is idle and queues it otherwise. Grizzly's own leader-follower hands the selector
  * to another thread while the current one processes, which cannot keep one owner per connection:
  * under that name the lanes serve as for worker-thread (docs/architecture.md). Accepts and

@@ -156,12 +156,17 @@ final class ServerConnections {
         @SuppressWarnings("unchecked")
         GrizzlyFuture<Connection> connect = (GrizzlyFuture<Connection>) connector.connect(address);
         future.underway = connect;
+        if (future.isDone()) {
+            // The pool's connect-timeout failed the wait between the check above and now: the
+            // connect is abandoned (Grizzly closes what it opens; the count follows the close).
+            connect.cancel(false);
+        }
         CompletionHandler<Connection> then = counted(new EmptyCompletionHandler<>() {
             @Override
             public void completed(Connection connection) {
                 future.result(connection);
-                if (future.isCancelled()) {
-                    // The pool gave up waiting for it (connect-timeout): the result was not taken.
+                if (!taken(future, connection)) {
+                    // The pool gave up waiting for it (connect-timeout): nobody holds it.
                     connection.closeSilently();
                 }
             }
@@ -177,6 +182,15 @@ final class ServerConnections {
             }
         });
         connect.addCompletionHandler(then);
+    }
+
+    /** True when {@code future} holds {@code connection}: neither cancelled nor failed before it came. */
+    private static boolean taken(PoolConnect future, Connection connection) {
+        try {
+            return !future.isCancelled() && future.get() == connection;
+        } catch (Exception failedBefore) {
+            return false;
+        }
     }
 
     /** Counts the connection out when it closes, or at once when the connect fails. */

@@ -143,6 +143,15 @@ public final class UpstreamConnection {
         return deadline.get();
     }
 
+    /**
+     * True while a deadline is set. The timer clears one when it passes, before the exchange's
+     * loop hears of it: set again by then, the exchange made progress meanwhile.
+     */
+    public boolean deadlineSet() {
+        long at = deadline.get();
+        return at != NO_DEADLINE && at != org.glassfish.grizzly.utils.DelayedExecutor.UNSET_TIMEOUT;
+    }
+
     /** Sets the deadline (epoch millis, or NO_DEADLINE) unless the connection is closed. */
     void setDeadline(long millis) {
         deadline.set(millis);

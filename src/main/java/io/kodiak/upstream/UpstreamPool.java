@@ -99,13 +99,15 @@ public final class UpstreamPool {
         if (waitingHere.get(index) > 0 || !budget.othersWait(index) || pools[index].getReadyConnectionsCount() == 0) {
             return;
         }
-        // An idle connection is handed over at once, on this thread: it is closed, and the budget moves.
-        pools[index].take(new EmptyCompletionHandler<Connection>() {
-            @Override
-            public void completed(Connection connection) {
-                discard(connection);
+        // Only an idle one: poll never opens or waits (the keep-alive timer may have closed it meanwhile).
+        try {
+            Connection<?> idle = pools[index].poll();
+            if (idle != null) {
+                discard(idle);
             }
-        });
+        } catch (IOException closed) {
+            // Retired meanwhile: its idle connections are closed already.
+        }
     }
 
     /** The loop {@code connection} belongs to, and so its pool: the one whose selector it is on. */
@@ -145,8 +147,10 @@ public final class UpstreamPool {
             public void failed(Throwable error) {
                 waitingHere.decrementAndGet(index);
                 if (retired) {
-                    // Waiting when a reload retired the pool: the pool's close failed the wait.
-                    acquireFresh(handler);
+                    // Waiting when a reload retired the pool: the pool's close failed the wait, on
+                    // the reload's thread; the connect goes out on the waiting exchange's loop, so
+                    // the connection is registered there.
+                    loops.get(index).execute(() -> acquireFresh(handler));
                 } else {
                     handler.failed(error);
                 }

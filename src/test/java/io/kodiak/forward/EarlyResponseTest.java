@@ -73,9 +73,7 @@ class EarlyResponseTest {
             assertEquals("too big!", answer.bodyText());
             assertTrue(heard.get(10, TimeUnit.SECONDS).startsWith("POST /upload HTTP/1.1"));
             // The rest of the body is read and dropped; then the connection carries the next request.
-            for (int sent = CHUNK.length; sent < BODY; sent += CHUNK.length) {
-                client.send(CHUNK);
-            }
+            sendTheRest(client);
             client.send("GET /next HTTP/1.1\r\nHost: a\r\n\r\n");
             // The upstream is gone: the next request's answer is Kodiak's own, on the same connection.
             assertEquals(502, client.read().status());
@@ -94,15 +92,7 @@ class EarlyResponseTest {
                 // The answer begins at once, the body still to come (an echo, a transcoder).
                 out.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nearly\r\n".getBytes(StandardCharsets.US_ASCII));
                 out.flush();
-                int total = 0;
-                byte[] buffer = new byte[8192];
-                while (total < BODY) {
-                    int n = in.read(buffer);
-                    if (n < 0) {
-                        break;
-                    }
-                    total += n;
-                }
+                int total = (int) in.readNBytes(BODY).length;
                 String count = " " + total;
                 out.write((Integer.toHexString(count.length()) + "\r\n" + count + "\r\n0\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
                 out.flush();
@@ -123,9 +113,7 @@ class EarlyResponseTest {
             byte[] first = new byte[5];
             assertEquals(5, answer.readNBytes(first, 0, 5));
             assertEquals("early", new String(first, StandardCharsets.US_ASCII));
-            for (int sent = CHUNK.length; sent < BODY; sent += CHUNK.length) {
-                client.send(CHUNK);
-            }
+            sendTheRest(client);
             assertEquals(BODY, bodyBytes.get(10, TimeUnit.SECONDS), "body bytes the upstream received");
             assertEquals(" " + BODY, new String(answer.readAllBytes(), StandardCharsets.US_ASCII));
             // The exchange ended whole: the connection carries the next request.
@@ -159,11 +147,16 @@ class EarlyResponseTest {
             assertEquals("early", answer.bodyText());
             // The proxy closed its upstream connection with the body unfinished: never pooled mid-request.
             assertTrue(bodyBytes.get(10, TimeUnit.SECONDS) < BODY, "the upstream was not sent the rest of the body");
-            for (int sent = CHUNK.length; sent < BODY; sent += CHUNK.length) {
-                client.send(CHUNK);
-            }
+            sendTheRest(client);
             client.send("GET /next HTTP/1.1\r\nHost: a\r\n\r\n");
             assertEquals(502, client.read().status());
+        }
+    }
+
+    /** The body's bytes after its first chunk (the head and one chunk went first). */
+    private static void sendTheRest(RawHttp client) throws IOException {
+        for (int sent = CHUNK.length; sent < BODY; sent += CHUNK.length) {
+            client.send(CHUNK);
         }
     }
 
