@@ -5,11 +5,11 @@ import io.kodiak.http.Violation;
 import org.glassfish.grizzly.Buffer;
 
 /**
- * What an upstream connection reports to the exchange bound to it. Calls come on the connection's
- * I/O thread, one at a time; a head is valid only during the call that hands it over (its bytes
- * belong to the read buffer). Each event names the connection it comes from ({@code from}): an
- * exchange that has moved on to another connection (a retry) ignores the late events of the one
- * it left.
+ * What an upstream connection reports to the attempt bound to it. Reads come on the connection's
+ * loop, one at a time; a close and a deadline may come on another thread (the one that closed the
+ * connection, the timer), and the listener posts them to its loop. A head is valid only during the
+ * call that hands it over (its bytes belong to the read buffer). Each event names the connection
+ * it comes from ({@code from}): an attempt the exchange has let go ignores the late events.
  */
 public interface ResponseListener {
 
@@ -59,6 +59,6 @@ public interface ResponseListener {
     /** The connection closed (by the upstream, a reset, or us) while bound to this listener. */
     void onUpstreamClosed(UpstreamConnection from);
 
-    /** The deadline last set through {@link ExchangeDeadlines} passed without progress. Called on the timer thread. */
+    /** The deadline last set through {@link ExchangeDeadlines} passed without progress. Called on the timer thread (the listener posts it to its loop). */
     void onDeadline(UpstreamConnection from);
 }
