@@ -31,9 +31,6 @@ import java.nio.channels.SocketChannel;
 final class HalfClose {
     private static final Attribute<Directions> DIRECTIONS =
             Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(HalfClose.class.getName());
-    /** Guards every connection's {@link Directions}: half-closes are rare, and a tunnel's two sides are decided together. */
-    private static final Object LOCK = new Object();
-
     private HalfClose() {
     }
 
@@ -42,20 +39,17 @@ final class HalfClose {
      * Told again (over TLS 1.3 a close_notify, then the end of the TCP stream), nothing more happens.
      */
     static void passOn(Connection<?> from, Connection<?> to) {
-        boolean close;
-        // One lock for both connections: when both sides end at once, one of the two calls sees
-        // the other's mark, and the tunnel ends.
-        synchronized (LOCK) {
-            Directions source = directions(from);
-            if (source.inputEnded) {
-                return;
-            }
-            source.inputEnded = true;
-            // Nothing left for it to carry, or only a close can tell the other side.
-            close = source.outputEnded || !oneWayPossible(from) || !oneWayPossible(to);
-            if (!close) {
-                directions(to).outputEnded = true;
-            }
+        // Both connections belong to the exchange's loop, which makes every call here: when both
+        // sides end, the second call sees the first one's mark, and the tunnel ends.
+        Directions source = directions(from);
+        if (source.inputEnded) {
+            return;
+        }
+        source.inputEnded = true;
+        // Nothing left for it to carry, or only a close can tell the other side.
+        boolean close = source.outputEnded || !oneWayPossible(from) || !oneWayPossible(to);
+        if (!close) {
+            directions(to).outputEnded = true;
         }
         if (close) {
             from.closeSilently();
@@ -101,7 +95,7 @@ final class HalfClose {
         ((Connection) connection).getTransport().getWriter(connection).write(connection, bytes, (CompletionHandler) then);
     }
 
-    /** Under {@link #LOCK}. */
+    /** On the connection's loop. */
     private static Directions directions(Connection<?> connection) {
         Directions directions = DIRECTIONS.get(connection);
         if (directions == null) {
@@ -111,7 +105,7 @@ final class HalfClose {
         return directions;
     }
 
-    /** Which directions of one connection are done; guarded by {@link #LOCK}. */
+    /** Which directions of one connection are done; read and written on the connection's loop only. */
     private static final class Directions {
         private boolean inputEnded;
         private boolean outputEnded;
