@@ -29,6 +29,7 @@ import java.util.concurrent.Executor;
  */
 public final class EventLoops {
     private final TCPNIOTransport transport;
+    private final OwnerDistributor distributor;
     private final IoStrategyName strategy;
     /** Known before the start: pools are made per loop when the configuration loads. */
     private final int count;
@@ -63,7 +64,8 @@ public final class EventLoops {
         // Bytes queued for one connection before reads on the other side of its exchange pause.
         writeQueues.capQueues(transport);
         transport.setName("kodiak");
-        transport.setNIOChannelDistributor(new OwnerDistributor(transport, this));
+        distributor = new OwnerDistributor(transport, this);
+        transport.setNIOChannelDistributor(distributor);
     }
 
     public TCPNIOTransport transport() {
@@ -73,7 +75,7 @@ public final class EventLoops {
     /** Starts the selectors (and the worker pool) and makes one loop per I/O selector. */
     public void start() throws IOException {
         transport.start();
-        SelectorRunner[] runners = OwnerDistributor.runnersOf(transport);
+        SelectorRunner[] runners = distributor.runners();
         Executor workers = strategy.usesWorkerPool() ? transport.getWorkerThreadPool() : null;
         EventLoop[] made = new EventLoop[count];
         for (int i = 0; i < made.length; i++) {

@@ -25,8 +25,9 @@ final class OwnerDistributor extends AbstractNIOConnectionDistributor {
         this.loops = loops;
     }
 
-    static SelectorRunner[] runnersOf(NIOTransport transport) {
-        return new OwnerDistributor(transport, null).getTransportSelectorRunners();
+    /** The transport's selectors, once it has started (Grizzly shows them to distributors only). */
+    SelectorRunner[] runners() {
+        return getTransportSelectorRunners();
     }
 
     private SelectorRunner next() {

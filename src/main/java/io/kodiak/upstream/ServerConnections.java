@@ -15,6 +15,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.IntConsumer;
+import java.util.function.IntFunction;
 
 /**
  * max-connections for one server, shared by the loops' pools. Each loop has a pool of its own
@@ -35,17 +37,20 @@ final class ServerConnections {
     /** The most connections open at once since the start (a test's and an operator's check of the budget). */
     private final AtomicInteger mostOpen = new AtomicInteger();
     /** Connects waiting for the budget, oldest first. */
-    private final Queue<Deferred> waiting = new ConcurrentLinkedQueue<>();
+    private final Queue<PoolConnect> waiting = new ConcurrentLinkedQueue<>();
     private final AtomicInteger waitingCount = new AtomicInteger();
     /** Of those, each loop's. */
     private final AtomicIntegerArray waitingByLoop;
 
     /** Asked when loop N starts to wait: the other loops close an idle connection each, if they have one to spare. */
-    private final java.util.function.IntConsumer reclaimElsewhere;
+    private final IntConsumer reclaimElsewhere;
+    /** Loop N, once the transport has started: a waiting connect goes out on its own pool's loop. */
+    private final IntFunction<EventLoop> loops;
 
     ServerConnections(SocketAddress address, SocketConnectorHandler connector, int max, int loops,
-                      java.util.function.IntConsumer reclaimElsewhere) {
+                      IntFunction<EventLoop> loopOf, IntConsumer reclaimElsewhere) {
         this.reclaimElsewhere = reclaimElsewhere;
+        this.loops = loopOf;
         this.address = address;
         this.connector = connector;
         this.max = max;
@@ -70,7 +75,7 @@ final class ServerConnections {
     }
 
     /** The pool of loop {@code index}'s way to connect: within the budget, or once it has room. */
-    Endpoint<SocketAddress> endpointFor(int index, EventLoopRef loop) {
+    Endpoint<SocketAddress> endpointFor(int index) {
         return new Endpoint<>() {
             @Override
             public Object getId() {
@@ -79,16 +84,16 @@ final class ServerConnections {
 
             @Override
             public GrizzlyFuture<Connection> connect() {
-                PoolConnect future = new PoolConnect();
+                PoolConnect future = new PoolConnect(index);
                 if (tryReserve()) {
                     // On the pool's own loop, so the connection is registered there: Grizzly's pool
                     // also connects from whichever thread closed one of its connections (a timer,
                     // a reload) to serve its waiters.
-                    loop.get().execute(() -> start(future));
+                    loops.apply(index).execute(() -> start(future));
                 } else {
                     waitingCount.incrementAndGet();
                     waitingByLoop.incrementAndGet(index);
-                    waiting.add(new Deferred(index, loop, future));
+                    waiting.add(future);
                     // A connection may have closed between the check and the queueing.
                     wakeOne();
                     // Connections idle on other loops would otherwise hold the budget until their
@@ -105,14 +110,24 @@ final class ServerConnections {
      * abandoned (Grizzly closes the socket); one still waiting for the budget fails instead with
      * {@link BudgetWaitTimedOut}, so the exchange answers 503 (every connection busy), not 504.
      */
-    static final class PoolConnect extends SafeFutureImpl<Connection> {
+    final class PoolConnect extends SafeFutureImpl<Connection> {
+        /** The loop whose pool asked: the connect goes out there. */
+        private final int loop;
         /** The connect under way; null while waiting for the budget. Set on the owning loop. */
         private volatile GrizzlyFuture<Connection> underway;
+
+        PoolConnect(int loop) {
+            this.loop = loop;
+        }
 
         @Override
         public boolean cancel(boolean mayInterruptIfRunning) {
             GrizzlyFuture<Connection> connect = underway;
             if (connect == null) {
+                // No longer waiting: out of the queue at once, so no loop gives a connection up for it.
+                if (waiting.remove(this)) {
+                    left(this);
+                }
                 failure(new BudgetWaitTimedOut());
                 return true;
             }
@@ -223,9 +238,9 @@ final class ServerConnections {
 
     /** Starts the oldest waiting connect that still matters, on its own loop, if the budget has room. */
     private void wakeOne() {
-        Deferred next;
+        PoolConnect next;
         while ((next = waiting.peek()) != null) {
-            if (next.future.isDone()) {
+            if (next.isDone()) {
                 // Its pool stopped waiting (connect-timeout): nothing to start.
                 if (waiting.remove(next)) {
                     left(next);
@@ -237,8 +252,8 @@ final class ServerConnections {
             }
             if (waiting.remove(next)) {
                 left(next);
-                Deferred chosen = next;
-                chosen.loop.get().execute(() -> start(chosen.future));
+                PoolConnect chosen = next;
+                loops.apply(chosen.loop).execute(() -> start(chosen));
                 return;
             }
             // Taken by another thread: give the reservation back and look again.
@@ -246,16 +261,8 @@ final class ServerConnections {
         }
     }
 
-    private void left(Deferred waiter) {
+    private void left(PoolConnect waiter) {
         waitingCount.decrementAndGet();
-        waitingByLoop.decrementAndGet(waiter.index);
-    }
-
-    /** The loop a pool serves, known once the transport has started. */
-    interface EventLoopRef {
-        EventLoop get();
-    }
-
-    private record Deferred(int index, EventLoopRef loop, PoolConnect future) {
+        waitingByLoop.decrementAndGet(waiter.loop);
     }
 }

@@ -65,13 +65,13 @@ public final class UpstreamPool {
         this.maxConnections = maxConnections;
         this.freshConnects = freshConnects;
         this.timers = new PoolTimers(timers);
-        this.budget = new ServerConnections(address, connector, maxConnections, loops.count(), this::reclaimFor);
+        this.budget = new ServerConnections(address, connector, maxConnections, loops.count(), loops::get,
+                this::reclaimFor);
         this.waitingHere = new java.util.concurrent.atomic.AtomicIntegerArray(loops.count());
         this.pools = new SingleEndpointPool[loops.count()];
         for (int i = 0; i < pools.length; i++) {
-            int index = i;
             pools[i] = SingleEndpointPool.builder(SocketAddress.class)
-                    .endpoint(budget.endpointFor(index, () -> loops.get(index)))
+                    .endpoint(budget.endpointFor(i))
                     // Each loop's pool may hold the whole budget; the budget bounds them together.
                     .maxPoolSize(maxConnections)
                     .connectTimeout(connectTimeoutMillis, TimeUnit.MILLISECONDS)
@@ -96,7 +96,7 @@ public final class UpstreamPool {
 
     /** On loop {@code index}: closes one idle connection while another loop waits and none of this loop's exchanges does. */
     private void reclaimIdle(int index) {
-        if (waitingHere.get(index) > 0 || !budget.othersWait(index) || pools[index].getReadyConnectionsCount() == 0) {
+        if (waitingHere.get(index) > 0 || !budget.othersWait(index)) {
             return;
         }
         // Only an idle one: poll never opens or waits (the keep-alive timer may have closed it meanwhile).
