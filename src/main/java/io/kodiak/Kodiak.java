@@ -5,6 +5,9 @@ import io.kodiak.exchange.Admission;
 import io.kodiak.exchange.Drain;
 import io.kodiak.exchange.ExchangeObserver;
 import io.kodiak.exchange.ForwardingServices;
+import io.kodiak.exchange.UpstreamProtocol;
+import io.kodiak.h1.Http1Upstream;
+import io.kodiak.upstream.ExchangeDeadlines;
 import io.kodiak.exchange.Generation;
 import io.kodiak.listener.ConnectionBudget;
 import io.kodiak.listener.ProxyListener;
@@ -20,6 +23,7 @@ import org.glassfish.grizzly.utils.DelayedExecutor;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiFunction;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -59,6 +63,16 @@ public final class Kodiak {
 
     /** {@code tlsObserver} hears every TLS handshake on either side (metrics). */
     public Kodiak(ProxyConfig config, ExchangeObserver observer, TlsObserver tlsObserver) {
+        this(config, observer, tlsObserver, Http1Upstream::new);
+    }
+
+    /**
+     * {@code upstreamProtocol} makes, from the exchanges' deadline clock and write queues, how
+     * requests travel upstream: HTTP/1.1 ({@link Http1Upstream}); the exchange's own tests put
+     * fake streams there.
+     */
+    public Kodiak(ProxyConfig config, ExchangeObserver observer, TlsObserver tlsObserver,
+                  BiFunction<ExchangeDeadlines, WriteQueues, UpstreamProtocol> upstreamProtocol) {
         this.timerThread = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "kodiak-timers");
             t.setDaemon(true);
@@ -70,8 +84,8 @@ public final class Kodiak {
                 config.buffers().maxQueuedResolved());
         this.loops = new EventLoops(config.listener(), memory, writeQueues, ProxyListener.BACKLOG);
         this.upstreams = new UpstreamClient(config, timers, loops, tlsObserver);
-        this.services = new ForwardingServices(Generation.first(config, upstreams.current()), timers, drain, observer,
-                writeQueues, loops);
+        this.services = new ForwardingServices(Generation.first(config, upstreams.current()),
+                upstreamProtocol.apply(new ExchangeDeadlines(timers), writeQueues), drain, observer, writeQueues, loops);
         int maxClients = ConnectionBudget.clientLimit(config.listener().maxConnections(), ConnectionBudget.openFileLimit(),
                 upstreams.maxConnections(), ConnectionBudget.filesPerClient(config.endpoints()));
         this.listener = new ProxyListener(config.listener(), config.endpoints(), maxClients, new Admission(services),

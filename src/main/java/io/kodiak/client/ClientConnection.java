@@ -1,9 +1,14 @@
 package io.kodiak.client;
 
 import io.kodiak.exchange.Admission;
-import io.kodiak.exchange.ClientSide;
+import io.kodiak.exchange.ClientStream;
 import io.kodiak.exchange.Exchange;
-import io.kodiak.exchange.LocalAnswer;
+import io.kodiak.h1.HalfCloses;
+import io.kodiak.h1.LocalAnswer;
+import io.kodiak.h1.ResponseWriter;
+import io.kodiak.http.ResponseHead;
+import io.kodiak.routing.HeaderRules;
+import io.kodiak.routing.HeaderVariable;
 import io.kodiak.tls.CertificateNames;
 import io.kodiak.tls.SniKeyManager;
 import io.kodiak.exchange.ProxyError;
@@ -18,6 +23,8 @@ import io.kodiak.transport.Deadline;
 import io.kodiak.transport.Pieces;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.WriteHandler;
+import org.glassfish.grizzly.memory.MemoryManager;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
 import org.glassfish.grizzly.ssl.SSLUtils;
@@ -33,7 +40,7 @@ import java.net.InetSocketAddress;
  * read it holds back while that exchange runs. Requests are served one at a time, in order: the
  * bytes of a pipelined request wait, unread, until the response before it is out.
  */
-final class ClientConnection implements ClientSide {
+final class ClientConnection implements ClientStream {
     private static final Logger LOG = LoggerFactory.getLogger(ClientConnection.class);
     /** Beyond this much unread request body after an early answer, closing is cheaper than reading it. */
     private static final long MAX_BODY_TO_DISCARD = 1024 * 1024;
@@ -72,6 +79,7 @@ final class ClientConnection implements ClientSide {
     private final HeadReader heads;
     private final RequestHead head = new RequestHead();
     private final BodyReader body;
+    private final ResponseWriter responses;
     private String address;
     /**
      * Null until asked, and always on a plain listener.
@@ -115,6 +123,7 @@ final class ClientConnection implements ClientSide {
         this.idleClock = idleClock;
         this.heads = new HeadReader(HeadScanner.Start.REQUEST_LINE, settings.maxHeaderSize(), Violation.REQUEST_LINE_TOO_LONG);
         this.body = new BodyReader(settings.maxHeaderSize());
+        this.responses = new ResponseWriter(connection.getMemoryManager());
     }
 
     // --------------------------------------------------------------- reading
@@ -273,6 +282,7 @@ final class ClientConnection implements ClientSide {
             return null;
         }
         startBody();
+        responses.start(head.isHttp11(), head.method() == io.kodiak.http.RequestMethod.HEAD);
         Exchange exchange = admission.begin(this, head, decision);
         boolean closed;
         // Closed while the head was acted on (a refusal, the client's close_notify)?
@@ -469,13 +479,81 @@ final class ClientConnection implements ClientSide {
     // ------------------------------------------------------ the exchange's side
 
     @Override
-    public Connection<?> connection() {
-        return connection;
+    public EventLoop loop() {
+        if (loop == null) {
+            loop = admission.loops().of(connection);
+        }
+        return loop;
     }
 
     @Override
-    public void write(Buffer bytes) {
-        admission.writeQueues().write(connection, bytes);
+    public MemoryManager memory() {
+        return connection.getMemoryManager();
+    }
+
+    private void write(Buffer bytes) {
+        if (bytes != null) {
+            admission.writeQueues().write(connection, bytes);
+        }
+    }
+
+    @Override
+    public void sendContinue() {
+        write(responses.continue100());
+    }
+
+    @Override
+    public boolean sendInterim(ResponseHead interim) {
+        Buffer out = responses.interim(interim);
+        write(out);
+        return out != null;
+    }
+
+    @Override
+    public boolean sendHead(ResponseHead response, HeaderRules rules, HeaderVariable.Values values, boolean keepAllowed,
+                            Buffer firstPiece, boolean last) {
+        write(responses.head(response, rules, values, keepAllowed, firstPiece, last));
+        return responses.keepsAlive();
+    }
+
+    @Override
+    public void sendBody(Buffer piece, boolean last) {
+        write(responses.body(piece, last));
+    }
+
+    @Override
+    public void relay(Buffer bytes) {
+        write(bytes);
+    }
+
+    @Override
+    public void sendLocal(ProxyError error, long requestNumber, boolean keep) {
+        write(responses.local(error, requestNumber, keep));
+    }
+
+    @Override
+    public boolean hasRoom() {
+        return admission.writeQueues().hasRoom(connection);
+    }
+
+    @Override
+    public void whenRoom(WriteHandler then) {
+        admission.writeQueues().whenRoom(connection, then);
+    }
+
+    @Override
+    public boolean halfCloses() {
+        return HalfCloses.possible(connection);
+    }
+
+    @Override
+    public void shutdownOutput() {
+        HalfCloses.shutdownOutput(connection);
+    }
+
+    @Override
+    public void close() {
+        connection.closeSilently();
     }
 
     @Override
@@ -619,9 +697,7 @@ final class ClientConnection implements ClientSide {
      * period the loops are being shut down: the calling thread ends what is left.
      */
     private boolean onLoop(Runnable again) {
-        if (loop == null) {
-            loop = admission.loops().of(connection);
-        }
+        EventLoop loop = loop();
         if (loop == null || loop.inLoop() || admission.drainExpired()) {
             return true;
         }

@@ -60,7 +60,7 @@ public final class Admission {
         }
     }
 
-    public Decision decide(RequestHead head, ClientSide client) {
+    public Decision decide(RequestHead head, ClientStream client) {
         Generation generation = services.generation();
         // 0 until needed: a shared counter is a contended cache line per request on every core.
         long number = generation.needsRequestId() ? RequestIds.next() : 0;
@@ -132,7 +132,7 @@ public final class Admission {
     }
 
     /** Starts forwarding {@code head} on the route {@code decision} found, for {@code client}. */
-    public Exchange begin(ClientSide client, RequestHead head, Decision decision) {
+    public Exchange begin(ClientStream client, RequestHead head, Decision decision) {
         Route route = decision.route();
         boolean upgrade = head.asksUpgrade() && route.upgrade();
         Exchange exchange = new Exchange(services, decision.generation(), client, head,
@@ -147,7 +147,7 @@ public final class Admission {
      * before the answer leaves: a client that reads it and then asks /metrics must find it
      * counted. {@code decision} is null when the head was refused before it could be read.
      */
-    public void recordRefusal(ClientSide client, RequestHead head, Decision decision, ProxyError refusal, long startNanos) {
+    public void recordRefusal(ClientStream client, RequestHead head, Decision decision, ProxyError refusal, long startNanos) {
         services.onError(refusal);
         Generation generation = decision == null ? services.generation() : decision.generation();
         services.recorder().refusal(client, head, decision, generation, refusal, System.nanoTime() - startNanos);

@@ -1,25 +1,21 @@
 package io.kodiak.exchange;
 
-import io.kodiak.transport.WriteQueues;
-import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.WriteHandler;
 
 /**
  * One direction of an exchange's flow control, the same for both: after a write to the receiving
- * connection, reads on the sending side go on only while the receiver's write queue has room;
- * otherwise they stop, and {@code resume} runs once the receiver's queue has drained below its
+ * side, reads on the sending side go on only while the receiver's output has room;
+ * otherwise they stop, and {@code resume} runs once the receiver's output has drained below its
  * cap. One wait is registered per pause, however many writes found the queue full.
  */
 final class Backpressure implements WriteHandler {
-    private final WriteQueues queues;
     private final Runnable resume;
     /** Reads on the sending side are stopped. */
     private boolean paused;
     /** The receiver a wait is registered on (its queue's room has not been reported yet), or null. */
-    private Connection<?> awaiting;
+    private StreamSide awaiting;
 
-    Backpressure(WriteQueues queues, Runnable resume) {
-        this.queues = queues;
+    Backpressure(Runnable resume) {
         this.resume = resume;
     }
 
@@ -31,8 +27,8 @@ final class Backpressure implements WriteHandler {
      * After a write to {@code receiver}: true when the sender may go on reading; false when it must
      * stop, and {@code resume} will run once {@code receiver} has room.
      */
-    boolean roomAfterWrite(Connection<?> receiver) {
-        if (queues.hasRoom(receiver)) {
+    boolean roomAfterWrite(StreamSide receiver) {
+        if (receiver.hasRoom()) {
             return true;
         }
         paused = true;
@@ -46,11 +42,11 @@ final class Backpressure implements WriteHandler {
     }
 
     /** A receiver is there: a pause lifts now if it has room, else once it has. */
-    void resumeWhenRoom(Connection<?> receiver) {
+    void resumeWhenRoom(StreamSide receiver) {
         if (!paused) {
             return;
         }
-        if (queues.hasRoom(receiver)) {
+        if (receiver.hasRoom()) {
             paused = false;
             resume.run();
         } else {
@@ -58,10 +54,10 @@ final class Backpressure implements WriteHandler {
         }
     }
 
-    private void await(Connection<?> receiver) {
+    private void await(StreamSide receiver) {
         if (awaiting != receiver) {
             awaiting = receiver;
-            queues.whenRoom(receiver, this);
+            receiver.whenRoom(this);
         }
     }
 

@@ -1,75 +1,95 @@
 package io.kodiak.exchange;
 
-import io.kodiak.http.ChunkFramer;
 import io.kodiak.http.ResponseHead;
 import io.kodiak.routing.Route;
-import io.kodiak.transport.OneWrite;
 import org.glassfish.grizzly.Buffer;
-import org.glassfish.grizzly.memory.MemoryManager;
 
 /**
- * What the client receives of the upstream's response: its head as rewritten for the client, its
- * body framed as the client needs it ({@link ClientFraming}), whether the client's connection
- * stays open after it, and what the access log says of it (status, bytes, time to first byte).
+ * The answer side of an exchange, whatever protocol frames it: the upstream's response as the
+ * client stream gets it (the route's response rules on its head), the flow control from upstream
+ * to client, and what the access log records of it (status, body bytes, time to first byte).
+ * Each write returns whether the upstream's reads may go on ({@link Backpressure}).
  */
 final class ClientAnswer {
-    private final ForwardedRequest request;
+    private final ClientStream client;
     private final Route route;
-    private final MemoryManager memory;
-    private ClientFraming framing;
+    private final ForwardedRequest request;
+    /** Upstream reads stop while the client's output is full. */
+    private final Backpressure toClient;
     private boolean keepAlive;
+    /** An interim (1xx) response reached the client: its answer has begun. */
+    private boolean interimForwarded;
     private int status;
     private long bytes;
     private long firstByteNanos = -1;
 
-    ClientAnswer(ForwardedRequest request, Route route, MemoryManager memory) {
-        this.request = request;
+    ClientAnswer(ClientStream client, Route route, ForwardedRequest request, Runnable resumeUpstreamReads) {
+        this.client = client;
         this.route = route;
-        this.memory = memory;
+        this.request = request;
+        this.toClient = new Backpressure(resumeUpstreamReads);
     }
 
     /**
-     * The client's head for the final response {@code head}. {@code keepAllowed}: the exchange
-     * would keep the client's connection; a body delimited by closing it overrules.
+     * RFC 9110 §15.2: a proxy forwards interim responses where the client's protocol has a place
+     * for them (HAProxy does, nginx drops them), except 100 Continue, which Kodiak answers itself
+     * when the upstream is ready and which would otherwise come twice.
      */
-    Buffer head(ResponseHead head, boolean keepAllowed) {
+    boolean interim(ResponseHead head) {
+        if (head.status() == 100 || !client.sendInterim(head)) {
+            return true;
+        }
+        interimForwarded = true;
+        // A client that does not read its 1xx holds the upstream's reads, as for a body.
+        return toClient.roomAfterWrite(client);
+    }
+
+    /**
+     * The final response's head, with {@code piece} of its body (or null); {@code last}: the whole
+     * response. {@code keepAllowed}: the exchange would keep the client's connection.
+     */
+    boolean head(ResponseHead head, Buffer piece, boolean last, boolean keepAllowed) {
         firstByteNanos = System.nanoTime();
         status = head.status();
-        ClientResponseHead.Persistence persistence;
-        if (status == 101) {
-            framing = ClientFraming.AS_RECEIVED;
-            persistence = ClientResponseHead.Persistence.UPGRADE;
+        count(piece);
+        keepAlive = client.sendHead(head, route.responseHeaders(), request, keepAllowed, piece, last);
+        return toClient.roomAfterWrite(client);
+    }
+
+    /** A piece of the body, framed by the stream; after a 101, the new protocol's bytes as they are. */
+    boolean body(Buffer piece, boolean tunnel) {
+        count(piece);
+        if (tunnel) {
+            client.relay(piece);
         } else {
-            boolean body = head.hasBody(request.isHead());
-            framing = !body || !head.isCloseDelimited() && !head.isChunked() ? ClientFraming.AS_RECEIVED
-                    : request.http11() ? ClientFraming.CHUNKED : ClientFraming.CLOSE;
-            keepAlive = framing != ClientFraming.CLOSE && keepAllowed;
-            persistence = !keepAlive ? ClientResponseHead.Persistence.CLOSE
-                    : request.http11() ? ClientResponseHead.Persistence.NOTHING : ClientResponseHead.Persistence.KEEP_ALIVE;
+            client.sendBody(piece, false);
         }
-        return ClientResponseHead.build(head, framing, persistence, route.responseHeaders(), request, memory);
+        return toClient.roomAfterWrite(client);
     }
 
-    /** One piece of the response body, counted and framed for the client. */
-    Buffer piece(Buffer piece) {
-        bytes += piece.remaining();
-        return framing == ClientFraming.CHUNKED ? ChunkFramer.frame(memory, piece, false) : piece;
+    /** The body's end, with its last piece (or null). */
+    void end(Buffer lastPiece) {
+        count(lastPiece);
+        client.sendBody(lastPiece, true);
     }
 
-    /** {@code out} (what is left to write, or null) with the end of the body the framing needs: the last chunk. */
-    Buffer withEnd(Buffer out) {
-        if (framing != ClientFraming.CHUNKED) {
-            return out;
+    private void count(Buffer piece) {
+        if (piece != null) {
+            bytes += piece.remaining();
         }
-        Buffer end = ChunkFramer.frame(memory, null, true);
-        return out == null ? end : OneWrite.of(memory, out, end);
     }
 
-    /** Kodiak answers in its own name instead ({@link LocalAnswer}): its status is the one logged. */
+    /** Kodiak answers in its own name instead: its status is the one logged. */
     void answeredLocally(int localStatus) {
         status = localStatus;
     }
 
+    /** Something of the upstream's answer reached the client, a 1xx too. */
+    boolean begun() {
+        return interimForwarded || firstByteNanos >= 0;
+    }
+
+    /** After the head: the client's connection stays open once the body is out. */
     boolean keepAlive() {
         return keepAlive;
     }

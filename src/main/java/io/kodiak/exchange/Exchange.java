@@ -8,19 +8,10 @@ import io.kodiak.loop.EventLoop;
 import io.kodiak.loop.EventLoops;
 import io.kodiak.routing.Rewrites;
 import io.kodiak.routing.Route;
-import io.kodiak.transport.OneWrite;
 import io.kodiak.transport.Pieces;
-import io.kodiak.upstream.UpstreamConnection;
 import io.kodiak.upstream.UpstreamGroup;
 import io.kodiak.upstream.UpstreamServer;
 import org.glassfish.grizzly.Buffer;
-import org.glassfish.grizzly.Connection;
-import org.glassfish.grizzly.memory.Buffers;
-import org.glassfish.grizzly.memory.MemoryManager;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import java.nio.charset.StandardCharsets;
 
 /**
  * One request and its final answer, from the parsed request head to the last response byte. It
@@ -31,45 +22,37 @@ import java.nio.charset.StandardCharsets;
  * again; {@link #fail} is the one end of a failed exchange and {@link #endExchange} the one end of
  * every exchange.
  *
- * <p>Bytes move as the codecs hand them over: the upstream request head is built once, from the
- * client's head bytes; body pieces are slices of the buffers they were read into, re-framed only
- * where the two sides' framing differs. Each direction's flow control is a {@link Backpressure}.
+ * <p>It speaks no protocol itself: the client's side is a {@link ClientStream} and each attempt's
+ * upstream side an {@link UpstreamStream}, which frame heads and bodies for their protocols. The
+ * request is {@linkplain UpstreamProtocol#prepare prepared} once, while the client's head bytes
+ * are readable; body pieces are slices of the buffers they were read into. Each direction's flow
+ * control is a {@link Backpressure}.
  */
 public final class Exchange {
-    private static final Logger LOG = LoggerFactory.getLogger(Exchange.class);
     private static final int CLIENT_CLOSED_STATUS = 499;
-    private static final byte[] CONTINUE_100 = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
     private final ForwardingServices services;
     /** The configuration the exchange started under, kept to its end whatever a reload changes. */
     private final Generation generation;
-    private final ClientSide client;
+    private final ClientStream client;
     private final ForwardedRequest request;
     private final Route route;
     private final UpstreamGroup group;
     private final RetryPolicy policy;
-    private final MemoryManager memory;
-    private final Buffer upstreamHead;
     private final long startNanos = System.nanoTime();
     /** The loop that owns the client connection, and so this exchange and its upstream connections. */
     private final EventLoop loop;
-    /** Client reads stop while the upstream's queue is full. */
-    private final Backpressure toUpstream;
-    /** Upstream reads stop while the client's queue is full. */
-    private final Backpressure toClient;
-
     private final RequestBody body;
+    private final RequestRelay sender;
     private final ClientAnswer answer;
 
     private Phase phase = Phase.CONNECTING;
     /** The try in progress; null between two, and after the end. */
     private UpstreamAttempt attempt;
-    private boolean continueSent;
-    /** An interim (1xx) response reached the client: its answer has begun, nothing is retried. */
-    private boolean interimForwarded;
-    private long sentNanos = -1;
+    /** After a 101: which directions have ended. */
+    private Tunnel tunnel;
 
-    Exchange(ForwardingServices services, Generation generation, ClientSide client, RequestHead head,
+    Exchange(ForwardingServices services, Generation generation, ClientStream client, RequestHead head,
              ForwardedRequest request, Route route, Rewrites.Target target) {
         this.services = services;
         this.generation = generation;
@@ -78,22 +61,25 @@ public final class Exchange {
         this.route = route;
         this.group = generation.groupFor(route);
         this.policy = new RetryPolicy(group, HashKeys.of(group.hashKey(), head, request.clientAddress()));
-        this.memory = client.connection().getMemoryManager();
-        this.loop = services.loops().of(client.connection());
-        this.upstreamHead = UpstreamRequestHead.build(head, route, target,
-                group.settings().pool().persistentConnections(), request, memory);
-        this.body = new RequestBody(head.hasBody(), request.chunked(), memory);
-        this.answer = new ClientAnswer(request, route, memory);
-        this.toUpstream = new Backpressure(services.writeQueues(), () -> {
-            if (!phase.isOver()) {
-                client.resumeReads();
+        this.loop = client.loop();
+        this.body = new RequestBody(head.hasBody(), request.chunked(), client.memory());
+        this.sender = new RequestRelay(client, request, services.upstreamProtocol().prepare(head, route, target,
+                group.settings().pool().persistentConnections(), request, client.memory()), body,
+                generation.stallTimeoutMillis(), group.responseTimeoutMillis(), () -> {
+                    if (!phase.isOver()) {
+                        client.resumeReads();
+                    }
+                });
+        this.answer = new ClientAnswer(client, route, request, () -> {
+            if (!phase.isOver() && attempt != null && attempt.stream() != null) {
+                attempt.stream().resumeReads();
             }
         });
-        this.toClient = new Backpressure(services.writeQueues(), () -> {
-            if (!phase.isOver() && attempt != null && attempt.state() != null) {
-                attempt.state().resumeReads();
-            }
-        });
+    }
+
+    /** Where the exchange stands (for its tests). */
+    Phase phase() {
+        return phase;
     }
 
     ForwardingServices services() {
@@ -127,44 +113,30 @@ public final class Exchange {
 
     // ------------------------------------------------------------------ the upstream connection
 
-    void onConnected(UpstreamAttempt tried, Connection<?> connection) {
+    /** {@code tried} is the attempt waiting for a connection: one handed over now is its to use. */
+    boolean connecting(UpstreamAttempt tried) {
+        return phase == Phase.CONNECTING && tried == attempt;
+    }
+
+    /** The attempt's stream is bound: the request goes out. */
+    void onConnected(UpstreamAttempt tried) {
         assert owned() : Thread.currentThread().getName() + " is not " + loop;
-        assert EventLoops.checkOwner(services.loops().of(connection) == loop)
-                : "upstream connection on " + services.loops().of(connection) + ", exchange on " + loop;
-        if (phase != Phase.CONNECTING || tried != attempt) {
-            tried.server().pool().discard(connection);
-            return;
-        }
-        if (!tried.fresh() && !request.method().isIdempotent() && UpstreamConnection.reusedButGone(connection)) {
-            // A request that must not be sent twice, and its pooled connection was reset while idle
-            // (the server died a moment ago): nothing is sent yet, so a new connection is asked
-            // for instead, whose failure sends the request to the next server.
-            tried.server().pool().discard(connection);
-            attempt = tried.again();
-            attempt.acquire();
-            return;
-        }
-        tried.bind(connection);
+        UpstreamStream stream = tried.stream();
         phase = phase.bound(body.complete());
-        if (request.expectContinue() && !continueSent && !body.complete()) {
-            // Before the request leaves: the upstream's answer must not overtake the 100.
-            continueSent = true;
-            client.write(Buffers.wrap(memory, CONTINUE_100));
-        }
-        Buffer held = body.takeHeld();
-        services.writeQueues().write(connection, held == null ? upstreamHead.duplicate() : OneWrite.of(memory, upstreamHead.duplicate(), held));
-        if (body.complete()) {
-            markSent();
-        } else {
-            services.deadlines().arm(tried.state(), generation.stallTimeoutMillis());
-        }
-        toUpstream.resumeWhenRoom(connection);
-        if (!connection.isOpen() && tried.state().unbind(tried)) {
-            // The connection closed (reset while idle in the pool) before this attempt was bound
-            // to it, so its close event reached nobody; unbinding first makes sure the event and
-            // this check never both report it.
+        sender.sendOn(stream);
+        if (stream.closedBeforeBound()) {
             onUpstreamClosed(tried);
         }
+    }
+
+    /** The same server once more, on a new connection of its own (the pooled one was stale); nothing was answered. */
+    void retryFresh(UpstreamAttempt stale) {
+        stale.abandon(false);
+        if (phase != Phase.CONNECTING) {
+            phase = phase.retry();
+        }
+        attempt = stale.again();
+        attempt.acquire();
     }
 
     void onConnectFailed(UpstreamAttempt tried, Throwable error) {
@@ -185,7 +157,7 @@ public final class Exchange {
         }
         boolean nothingSent = phase == Phase.CONNECTING
                 || failure.error() == ProxyError.UPSTREAM_TLS && body.onlyHeadWritten();
-        if (policy.allows(failure, !nothingSent, resendable(), answerBegun())) {
+        if (policy.allows(failure, !nothingSent, resendable(), answer.begun())) {
             retryElsewhere(failure);
         } else {
             fail(failure.error(), failure.detail());
@@ -200,8 +172,7 @@ public final class Exchange {
             phase = phase.retry();
         }
         group.retried();
-        LOG.info("{} {} route={} retried after {} from {}: {}", request.methodName(), request.path(), route.name(),
-                failure.error().cause, failed.server().authority(), failure.detail());
+        Recorder.infoRetried(request, route, failure, failed.server().authority());
         if (!tryNextServer()) {
             fail(failure.error(), failure.detail() + "; no other server to try");
         }
@@ -215,10 +186,6 @@ public final class Exchange {
         return body.onlyHeadWritten() && request.method().isIdempotent();
     }
 
-    /** Something of the upstream's answer reached the client (a 1xx counts): it can no longer be retried. */
-    private boolean answerBegun() {
-        return phase.responseStarted() || interimForwarded;
-    }
 
     void onUpstreamClosed(UpstreamAttempt closed) {
         assert owned() : Thread.currentThread().getName() + " is not " + loop;
@@ -229,10 +196,10 @@ public final class Exchange {
             // The stop's grace period ran out and it closes every connection, on both sides of the
             // one transport, in no set order: the exchange is the stop's doing, as when its client's
             // connection closes first (onClientClosed), not a failing upstream's to answer 502 for.
-            client.connection().closeSilently();
+            client.close();
             return;
         }
-        Throwable tls = closed.state().tlsFailure();
+        Throwable tls = closed.stream().tlsFailure();
         if (tls != null && !phase.responseStarted()) {
             onAttemptFailed(closed, AttemptFailure.tlsHandshake(closed.server().authority(), tls));
             return;
@@ -243,14 +210,11 @@ public final class Exchange {
             endExchange(false);
             return;
         }
-        boolean headBegun = !phase.responseStarted() && closed.state().headBegun();
-        if (!answerBegun() && !headBegun && policy.allowsStaleRetry(closed.reused(), resendable())) {
+        boolean headBegun = !phase.responseStarted() && closed.stream().headBegun();
+        if (!answer.begun() && !headBegun && policy.allowsStaleRetry(closed.reused(), resendable())) {
             // The upstream closed an idle pooled connection as it was reused; nothing was
             // answered, so the request goes once more to the same server, on a new connection.
-            closed.abandon(false);
-            phase = phase.retry();
-            attempt = closed.again();
-            attempt.acquire();
+            retryFresh(closed);
             return;
         }
         onAttemptFailed(closed, AttemptFailure.closed(phase.responseStarted(), headBegun));
@@ -259,7 +223,7 @@ public final class Exchange {
     /** No progress before the deadline: what that means depends on where the exchange stands ({@link AttemptFailure#deadline}). */
     void onDeadline(UpstreamAttempt timed) {
         assert owned() : Thread.currentThread().getName() + " is not " + loop;
-        AttemptFailure failure = AttemptFailure.deadline(phase, toUpstream.paused(), group.responseTimeoutMillis(),
+        AttemptFailure failure = AttemptFailure.deadline(phase, sender.paused(), group.responseTimeoutMillis(),
                 generation.stallTimeoutMillis());
         if (failure != null) {
             onAttemptFailed(timed, failure);
@@ -271,7 +235,7 @@ public final class Exchange {
     /**
      * A piece of the request body from the client (a slice of its read buffer); {@code last}
      * marks the end. Returns false when the client's reads must stop until {@link
-     * ClientSide#resumeReads()}: the upstream cannot take more yet.
+     * ClientStream#resumeReads()}: the upstream cannot take more yet.
      */
     public boolean onRequestBody(Buffer piece, boolean last) {
         assert owned() : Thread.currentThread().getName() + " is not " + loop;
@@ -287,34 +251,14 @@ public final class Exchange {
         if (last) {
             body.ended();
         }
-        Buffer out = body.framed(piece, last);
         if (phase == Phase.CONNECTING) {
-            if (body.hold(out)) {
-                toUpstream.pauseUntilReceiver();
-                return false;
-            }
-            return true;
+            return sender.hold(piece);
         }
-        Connection<?> upstream = attempt.connection();
-        if (out != null && out.hasRemaining()) {
-            services.writeQueues().write(upstream, out);
-        } else {
-            Pieces.drop(out);
-        }
+        boolean room = sender.send(attempt.stream(), piece, last, phase.responseStarted());
         if (last) {
             phase = phase.requestSent();
-            markSent();
-            return true;
         }
-        services.deadlines().arm(attempt.state(), generation.stallTimeoutMillis());
-        return toUpstream.roomAfterWrite(upstream);
-    }
-
-    private void markSent() {
-        sentNanos = System.nanoTime();
-        if (!phase.responseStarted()) {
-            services.deadlines().arm(attempt.state(), group.responseTimeoutMillis());
-        }
+        return room;
     }
 
     /** The request body broke its chunked framing midway. */
@@ -329,38 +273,23 @@ public final class Exchange {
             Pieces.drop(bytes);
             return true;
         }
-        body.count(bytes);
-        Connection<?> upstream = attempt.connection();
-        services.writeQueues().write(upstream, bytes);
-        services.deadlines().arm(attempt.state(), generation.stallTimeoutMillis());
-        return toUpstream.roomAfterWrite(upstream);
+        return sender.relay(attempt.stream(), bytes);
     }
 
     /** After a 101, the client sends no more but still reads: the upstream's input ends too. */
     public void onClientInputEnded() {
         assert owned() : Thread.currentThread().getName() + " is not " + loop;
         if (phase == Phase.TUNNELLING) {
-            HalfClose.passOn(client.connection(), attempt.connection());
+            tunnel.clientInputEnded(client, attempt.stream());
         }
     }
 
     // ----------------------------------------------------------------- response
 
-    /**
-     * RFC 9110 §15.2: a proxy forwards interim responses to an HTTP/1.1 client (HAProxy does,
-     * nginx drops them), except 100 Continue, which Kodiak answers itself when the upstream is
-     * ready and which would otherwise come twice. The response timeout keeps running: interim
-     * responses do not extend it, or an upstream could hold the exchange for ever.
-     */
+    /** The response timeout keeps running: interim responses do not extend it, or an upstream could hold the exchange for ever. */
     boolean onInterimResponse(UpstreamAttempt from, ResponseHead head) {
         assert owned() : Thread.currentThread().getName() + " is not " + loop;
-        if (phase.isOver() || phase.responseStarted() || head.status() == 100 || !request.http11()) {
-            return true;
-        }
-        interimForwarded = true;
-        client.write(ClientResponseHead.interim(head, memory));
-        // A client that does not read its 1xx holds the upstream's reads, as for a body.
-        return toClient.roomAfterWrite(client.connection());
+        return phase.isOver() || phase.responseStarted() || answer.interim(head);
     }
 
     boolean onResponseHead(UpstreamAttempt from, ResponseHead head, Buffer firstPiece) {
@@ -369,14 +298,14 @@ public final class Exchange {
             Pieces.drop(firstPiece);
             return true;
         }
-        Buffer out = clientHead(head);
-        client.write(firstPiece == null ? out : OneWrite.of(memory, out, answer.piece(firstPiece)));
-        services.deadlines().arm(from.state(), generation.stallTimeoutMillis());
+        boolean room = sendHead(head, firstPiece, false);
+        from.stream().armDeadline(generation.stallTimeoutMillis());
         if (phase == Phase.TUNNELLING) {
+            tunnel = new Tunnel();
             client.switchToTunnel(this);
             return true;
         }
-        return toClient.roomAfterWrite(client.connection());
+        return room;
     }
 
     /**
@@ -396,18 +325,18 @@ public final class Exchange {
         }
         AttemptFailure failure = AttemptFailure.status(condition, head.status());
         from.server().failed(failure.verdict(), from.startMillis());
-        if (policy.allows(failure, true, resendable(), answerBegun())) {
+        if (policy.allows(failure, true, resendable(), answer.begun())) {
             retryElsewhere(failure);
             return true;
         }
         return false;
     }
 
-    /** The client's head for {@code head}, and the phase it leads to; the caller writes it. */
-    private Buffer clientHead(ResponseHead head) {
-        Buffer out = answer.head(head, mayKeepClient());
+    /** The final head to the client (with the first or last piece of its body), and the phase it leads to. */
+    private boolean sendHead(ResponseHead head, Buffer piece, boolean last) {
+        boolean room = answer.head(head, piece, last, mayKeepClient());
         phase = head.status() == 101 ? phase.switched() : phase.headForwarded();
-        return out;
+        return room;
     }
 
     /**
@@ -425,18 +354,17 @@ public final class Exchange {
             Pieces.drop(piece);
             return true;
         }
-        client.write(answer.piece(piece));
         // Progress: the next piece must come within idle-timeout, also while the client is too
         // slow to take this one (upstream reads stay paused and the deadline runs out).
-        services.deadlines().arm(attempt.state(), generation.stallTimeoutMillis());
-        return toClient.roomAfterWrite(client.connection());
+        attempt.stream().armDeadline(generation.stallTimeoutMillis());
+        return answer.body(piece, phase == Phase.TUNNELLING);
     }
 
     /** After a 101, the upstream sends no more but still reads: the client's input ends too. */
     void onTunnelInputEnded(UpstreamAttempt from) {
         assert owned() : Thread.currentThread().getName() + " is not " + loop;
         if (phase == Phase.TUNNELLING) {
-            HalfClose.passOn(from.connection(), client.connection());
+            tunnel.upstreamInputEnded(from.stream(), client);
         }
     }
 
@@ -447,15 +375,11 @@ public final class Exchange {
             Pieces.drop(lastPiece);
             return;
         }
-        // Head, last piece and last chunk leave in one write.
-        Buffer out = head == null ? null : clientHead(head);
-        if (lastPiece != null) {
-            Buffer piece = answer.piece(lastPiece);
-            out = out == null ? piece : OneWrite.of(memory, out, piece);
-        }
-        out = answer.withEnd(out);
-        if (out != null) {
-            client.write(out);
+        // Head, last piece and the body's end leave in one write.
+        if (head != null) {
+            sendHead(head, lastPiece, true);
+        } else {
+            answer.end(lastPiece);
         }
         phase = phase.completed();
         finishAttempt(reusable && body.complete() && group.settings().pool().persistentConnections());
@@ -478,19 +402,16 @@ public final class Exchange {
         phase = phase.failed();
         // A client still to send its body after "Expect: 100-continue" may never send it: its
         // next request would be read as this body, so the connection closes.
-        boolean keep = local && !error.closeClient && mayKeepClient()
-                && (body.complete() || !request.expectContinue() || continueSent);
+        boolean keep = local && !error.closeClient && mayKeepClient() && !sender.bodyMayNeverCome();
         if (local) {
             answer.answeredLocally(error.status);
         }
         // The answer and the WARN line name the same id.
-        long requestNumber = requestNumber();
+        long requestNumber = request.idNumber();
         // Counted before the answer leaves: a client that reads it and then asks /metrics finds it.
         services.onError(error);
         if (local) {
-            client.write(LocalAnswer.of(error, null, request.isHead(), !keep ? LocalAnswer.Persistence.CLOSE
-                    : request.http11() ? LocalAnswer.Persistence.NOTHING : LocalAnswer.Persistence.KEEP_ALIVE,
-                    requestNumber, 0, memory));
+            client.sendLocal(error, requestNumber, keep);
         }
         finishAttempt(false);
         warnFailed(error, requestNumber, detail);
@@ -518,7 +439,7 @@ public final class Exchange {
         if (!tunnel) {
             services.onError(stopped ? ProxyError.STOPPED : null);
             if (stopped) {
-                warnFailed(ProxyError.STOPPED, requestNumber(), ProxyError.STOPPED.text);
+                warnFailed(ProxyError.STOPPED, request.idNumber(), ProxyError.STOPPED.text);
             }
         }
         endExchange(false);
@@ -542,25 +463,23 @@ public final class Exchange {
         // exchanges' access-log lines and metrics are never lost to a stop.
         long now = System.nanoTime();
         long firstByte = answer.firstByteNanos();
+        long sentNanos = sender.sentNanos();
         long upstreamNanos = sentNanos < 0 ? -1 : (firstByte < 0 ? now : firstByte) - sentNanos;
         services.recorder().exchange(route, policy.serversTried(), answer.status(), body.bytes(), answer.bytes(), upstreamNanos,
                 now - startNanos, request, generation);
         services.drain().exchangeEnded();
     }
 
-    /** The request's id when it took one (the access log's), else one taken now. */
-    private long requestNumber() {
-        return request.requestNumber() != 0 ? request.requestNumber() : RequestIds.next();
-    }
-
-    /** The one WARN line of a failed exchange, in kodiak.log. */
     private void warnFailed(ProxyError error, long requestNumber, String detail) {
-        String servers = policy.serversTried();
-        LOG.warn("{} {} route={} upstream={} cause={} request_id={}: {}", request.methodName(), request.path(), route.name(),
-                servers == null ? route.upstreamUrl() : servers, error.cause, RequestIds.format(requestNumber), detail);
+        Recorder.warnFailed(request, route, policy.serversTried(), error, requestNumber, detail);
     }
 
     // ----------------------------------------------------------------- the loop
+
+    /** For assertions: {@code connection} is registered on the exchange's loop. */
+    boolean owns(org.glassfish.grizzly.Connection<?> connection) {
+        return loop == null || services.loops().of(connection) == loop;
+    }
 
     /** For assertions: the caller runs on the exchange's loop, as everything on the forwarding path must. */
     private boolean owned() {

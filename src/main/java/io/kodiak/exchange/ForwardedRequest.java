@@ -26,7 +26,7 @@ public record ForwardedRequest(RequestMethod method, String methodName, String p
     }
 
     /** The client reached Kodiak over TLS: the request goes upstream with X-Forwarded-Proto: https. */
-    boolean secure() {
+    public boolean secure() {
         return tlsProtocol != null;
     }
 
@@ -37,6 +37,11 @@ public record ForwardedRequest(RequestMethod method, String methodName, String p
     /** How a client reached Kodiak: https on a TLS connection ({@code tlsProtocol} not null), else http. */
     static String scheme(String tlsProtocol) {
         return tlsProtocol == null ? "http" : "https";
+    }
+
+    /** The request's id number when it took one (the access log's), else one taken now (a 5xx answer and its WARN line name it). */
+    long idNumber() {
+        return requestNumber != 0 ? requestNumber : RequestIds.next();
     }
 
     String requestId() {

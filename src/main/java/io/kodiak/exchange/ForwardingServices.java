@@ -2,7 +2,6 @@ package io.kodiak.exchange;
 
 import io.kodiak.loop.EventLoops;
 import io.kodiak.transport.WriteQueues;
-import io.kodiak.upstream.ExchangeDeadlines;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -10,13 +9,13 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What every exchange shares: the configuration generation in service (routes, upstream groups,
- * timeouts, limits; replaced whole by a reload), the response clock, drain state, error counts and
- * the write-queue budget.
+ * timeouts, limits; replaced whole by a reload), the upstream protocol, drain state, error counts
+ * and the write-queue budget.
  */
 public final class ForwardingServices {
 
     private volatile Generation generation;
-    private final ExchangeDeadlines deadlines;
+    private final UpstreamProtocol upstreamProtocol;
     private final Drain drain;
     private final Map<String, LongAdder> errorsByCause = new ConcurrentHashMap<>();
     private final ExchangeObserver observer;
@@ -24,14 +23,14 @@ public final class ForwardingServices {
     private final WriteQueues writeQueues;
     private final EventLoops loops;
 
-    public ForwardingServices(Generation generation, org.glassfish.grizzly.utils.DelayedExecutor timers, Drain drain,
+    public ForwardingServices(Generation generation, UpstreamProtocol upstreamProtocol, Drain drain,
                               ExchangeObserver observer, WriteQueues writeQueues, EventLoops loops) {
         this.generation = generation;
         this.loops = loops;
         this.writeQueues = writeQueues;
         this.observer = observer;
         this.recorder = new Recorder(observer);
-        this.deadlines = new ExchangeDeadlines(timers);
+        this.upstreamProtocol = upstreamProtocol;
         this.drain = drain;
     }
 
@@ -50,8 +49,9 @@ public final class ForwardingServices {
         generation = next;
     }
 
-    ExchangeDeadlines deadlines() {
-        return deadlines;
+    /** How requests go to upstream servers (HTTP/1.1). */
+    UpstreamProtocol upstreamProtocol() {
+        return upstreamProtocol;
     }
 
     /** Every exchange write, counted until sent; room in either side's write queues and the budget for all. */

@@ -21,7 +21,7 @@ final class LimitKeys {
     private LimitKeys() {
     }
 
-    static String of(LimitKey key, RequestHead head, ClientSide client) {
+    static String of(LimitKey key, RequestHead head, ClientStream client) {
         if (key.byHeader()) {
             String value = head.firstValue(key.headerName());
             if (value != null && !value.isEmpty()) {

@@ -5,9 +5,12 @@ import io.kodiak.log.AccessLog;
 import io.kodiak.log.AccessLogEntry;
 import io.kodiak.log.AccessLogFormat;
 import io.kodiak.routing.Route;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The access log line and the metrics of every request, forwarded or answered by Kodiak itself. */
 final class Recorder {
+    private static final Logger LOG = LoggerFactory.getLogger(Exchange.class);
     private final ExchangeObserver observer;
 
     Recorder(ExchangeObserver observer) {
@@ -32,7 +35,7 @@ final class Recorder {
      * A request answered in Kodiak's own name without an exchange. {@code head} is null when it
      * was refused before it could be read, and {@code decision} null when no route was looked for.
      */
-    void refusal(ClientSide client, RequestHead head, Admission.Decision decision, Generation generation,
+    void refusal(ClientStream client, RequestHead head, Admission.Decision decision, Generation generation,
                  ProxyError error, long elapsedNanos) {
         Route route = decision == null ? null : decision.route();
         observer.onExchange(route == null ? null : route.name(), null, error.status, 0, 0, -1, elapsedNanos);
@@ -52,5 +55,18 @@ final class Recorder {
 
     private static String protocol(boolean http11) {
         return http11 ? "HTTP/1.1" : "HTTP/1.0";
+    }
+
+    /** The one WARN line of a failed exchange, in kodiak.log (under the Exchange logger, as operators filter it). */
+    static void warnFailed(ForwardedRequest request, Route route, String servers, ProxyError error, long requestNumber,
+                           String detail) {
+        LOG.warn("{} {} route={} upstream={} cause={} request_id={}: {}", request.methodName(), request.path(), route.name(),
+                servers == null ? route.upstreamUrl() : servers, error.cause, RequestIds.format(requestNumber), detail);
+    }
+
+    /** A retry's INFO line, in kodiak.log. */
+    static void infoRetried(ForwardedRequest request, Route route, AttemptFailure failure, String server) {
+        LOG.info("{} {} route={} retried after {} from {}: {}", request.methodName(), request.path(), route.name(),
+                failure.error().cause, server, failure.detail());
     }
 }

@@ -1,28 +1,28 @@
 package io.kodiak.exchange;
 
-import io.kodiak.http.ChunkFramer;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.memory.CompositeBuffer;
 import org.glassfish.grizzly.memory.MemoryManager;
 
 /**
  * The request's body on its way upstream: how much the client sent ({@link RequestProgress},
- * bytes), its pieces framed as the upstream reads them, and what is held while no upstream
- * connection is ready yet (sent with the head in one write).
+ * bytes), and what is held while no upstream stream is ready yet (sent with the head in one write;
+ * the stream frames it).
  */
 final class RequestBody {
     /** Held while no upstream connection is ready yet; beyond it, client reads pause. */
     private static final int MAX_HELD_BEFORE_CONNECTED = 64 * 1024;
 
-    private final boolean chunked;
+    /** The body's end is sent apart from its bytes (a chunked body's last chunk). */
+    private final boolean endSentApart;
     private final MemoryManager memory;
     private RequestProgress progress;
     private long bytes;
     private CompositeBuffer held;
 
-    RequestBody(boolean hasBody, boolean chunked, MemoryManager memory) {
+    RequestBody(boolean hasBody, boolean endSentApart, MemoryManager memory) {
         this.progress = RequestProgress.of(hasBody);
-        this.chunked = chunked;
+        this.endSentApart = endSentApart;
         this.memory = memory;
     }
 
@@ -37,14 +37,9 @@ final class RequestBody {
         progress = progress.received();
     }
 
-    /** {@code piece} as the upstream reads it: a chunk (and the last chunk after the last piece), or as it came. Null: nothing to write. */
-    Buffer framed(Buffer piece, boolean last) {
-        return chunked ? ChunkFramer.frame(memory, piece, last) : piece;
-    }
-
-    /** Keeps {@code out} until a connection is ready; true when so much is held that client reads should pause. */
+    /** Keeps {@code out} until a stream is ready; true when so much is held that client reads should pause. */
     boolean hold(Buffer out) {
-        if (out != null) {
+        if (out != null && out.hasRemaining()) {
             if (held == null) {
                 held = CompositeBuffer.newBuffer(memory);
                 // Let go of as one write (OneWrite): its pieces with it.
@@ -52,6 +47,8 @@ final class RequestBody {
                 held.allowInternalBuffersDispose(true);
             }
             held.append(out);
+        } else if (out != null) {
+            out.tryDispose();
         }
         return progress == RequestProgress.RECEIVING && held != null && held.remaining() > MAX_HELD_BEFORE_CONNECTED;
     }
@@ -73,10 +70,10 @@ final class RequestBody {
 
     /**
      * Nothing but the head went upstream, and nothing else is to come: the request can be written
-     * again whole (no body bytes, and no chunked framing either: even an empty chunked body's last
+     * again whole (no body bytes, and no end sent apart either: even an empty chunked body's last
      * chunk left separately and would be missing from a second copy).
      */
     boolean onlyHeadWritten() {
-        return complete() && bytes == 0 && !chunked;
+        return complete() && bytes == 0 && !endSentApart;
     }
 }

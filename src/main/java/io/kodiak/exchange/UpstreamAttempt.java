@@ -2,6 +2,7 @@ package io.kodiak.exchange;
 
 import io.kodiak.http.ResponseHead;
 import io.kodiak.http.Violation;
+import io.kodiak.loop.EventLoops;
 import io.kodiak.transport.Pieces;
 import io.kodiak.upstream.ResponseListener;
 import io.kodiak.upstream.UpstreamConnection;
@@ -11,8 +12,8 @@ import org.glassfish.grizzly.CompletionHandler;
 import org.glassfish.grizzly.Connection;
 
 /**
- * One try of an exchange: a server, the connection its pool hands over, and what that connection
- * reports. A retry is a new attempt; the one it replaces is {@linkplain #abandon() abandoned}, and
+ * One try of an exchange: a server, the stream on the connection its pool hands over, and what
+ * that stream reports. A retry is a new attempt; the one it replaces is {@linkplain #abandon() abandoned}, and
  * whatever it still hears (a connect completing late, a late head, a close, a deadline) dies here
  * instead of reaching the exchange. Events reach the exchange on its loop: those that start on
  * another thread (the timer, a pool's wait, a connect completed on a selector while the loop is
@@ -26,9 +27,7 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
     private final long askedNanos = System.nanoTime();
     /** When the attempt began: a server's trial counts only the verdicts of attempts made during it. */
     private final long startMillis = System.currentTimeMillis();
-    private Connection<?> connection;
-    private UpstreamConnection state;
-    private boolean reused;
+    private UpstreamStream stream;
     /** The pool answered (Grizzly 2.3.35's pool can report one failed connect twice: the first answer counts). */
     private boolean settled;
     /** False once the exchange let this attempt go (a retry, or the end). */
@@ -80,25 +79,14 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
         return System.nanoTime() - askedNanos;
     }
 
-    /** Null until the pool handed one over. */
-    Connection<?> connection() {
-        return connection;
-    }
-
-    UpstreamConnection state() {
-        return state;
+    /** Null until the pool handed a connection over. */
+    UpstreamStream stream() {
+        return stream;
     }
 
     /** The connection carried a request before this one (a pooled one). */
     boolean reused() {
-        return reused;
-    }
-
-    /** Takes {@code handed} for this attempt: its events come here from now on. */
-    void bind(Connection<?> handed) {
-        connection = handed;
-        state = UpstreamConnection.of(handed);
-        reused = state.bind(this) && !fresh;
+        return stream != null && stream.reused() && !fresh;
     }
 
     /**
@@ -107,20 +95,17 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
      */
     void abandon(boolean reusable) {
         live = false;
-        if (connection == null) {
-            return;
-        }
-        exchange.services().deadlines().disarm(state);
-        state.unbind(this);
-        if (reusable) {
-            server.pool().release(connection);
-        } else {
-            server.pool().discard(connection);
+        if (stream != null) {
+            stream.finish(reusable);
         }
     }
 
+    /**
+     * The event is about this attempt's stream. Only the attempt bound to a connection hears its
+     * events; once let go, its late ones (already read, or posted from another thread) stop here.
+     */
     private boolean current(UpstreamConnection from) {
-        return live && from == state;
+        return live && stream != null;
     }
 
     // ------------------------------------------------------------------ the pool's answer
@@ -136,7 +121,19 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
             return;
         }
         settled = true;
-        exchange.onConnected(this, handed);
+        assert EventLoops.checkOwner(exchange.owns(handed)) : "upstream connection on another loop than its exchange";
+        if (!exchange.connecting(this)) {
+            server.pool().discard(handed);
+        } else if (!fresh && !exchange.request().method().isIdempotent() && UpstreamConnection.reusedButGone(handed)) {
+            // A request that must not be sent twice, and its pooled connection was reset while idle
+            // (the server died a moment ago): nothing is sent yet, so a new connection is asked
+            // for instead, whose failure sends the request to the next server.
+            server.pool().discard(handed);
+            exchange.retryFresh(this);
+        } else {
+            stream = exchange.services().upstreamProtocol().bind(handed, server.pool(), this);
+            exchange.onConnected(this);
+        }
     }
 
     @Override
@@ -245,7 +242,7 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
         }
         // The timer cleared the deadline as it passed; set again while this waited for the loop,
         // the exchange made progress (a head, a body piece) and the deadline no longer holds.
-        if (current(from) && !from.deadlineSet()) {
+        if (current(from) && !stream.deadlineSet()) {
             exchange.onDeadline(this);
         }
     }

@@ -1,4 +1,4 @@
-package io.kodiak.exchange;
+package io.kodiak.h1;
 
 /** How the response body is delimited towards the client, decided once from the upstream's head and the client's version. */
 enum ClientFraming {

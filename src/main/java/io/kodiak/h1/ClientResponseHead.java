@@ -1,4 +1,4 @@
-package io.kodiak.exchange;
+package io.kodiak.h1;
 
 import io.kodiak.http.FieldName;
 import io.kodiak.http.HeadLayout;

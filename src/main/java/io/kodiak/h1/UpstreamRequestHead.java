@@ -1,5 +1,6 @@
-package io.kodiak.exchange;
+package io.kodiak.h1;
 
+import io.kodiak.exchange.ForwardedRequest;
 import io.kodiak.http.FieldName;
 import io.kodiak.http.HeadLayout;
 import io.kodiak.http.HeadWriter;

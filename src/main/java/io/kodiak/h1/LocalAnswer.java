@@ -1,5 +1,7 @@
-package io.kodiak.exchange;
+package io.kodiak.h1;
 
+import io.kodiak.exchange.ProxyError;
+import io.kodiak.exchange.RequestIds;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.MemoryManager;
