@@ -1,18 +1,11 @@
 package io.kodiak.client;
 
 import io.kodiak.exchange.Admission;
-import io.kodiak.exchange.ClientStream;
 import io.kodiak.exchange.Exchange;
-import io.kodiak.h1.HalfCloses;
 import io.kodiak.h1.LocalAnswer;
-import io.kodiak.h1.ResponseWriter;
-import io.kodiak.http.ResponseHead;
-import io.kodiak.routing.HeaderRules;
-import io.kodiak.routing.HeaderVariable;
-import io.kodiak.tls.CertificateNames;
-import io.kodiak.tls.SniKeyManager;
 import io.kodiak.exchange.ProxyError;
 import io.kodiak.http.BodyReader;
+import io.kodiak.http.EmptyLines;
 import io.kodiak.http.HeadReader;
 import io.kodiak.http.HeadScanner;
 import io.kodiak.http.HttpViolationException;
@@ -23,8 +16,6 @@ import io.kodiak.transport.Deadline;
 import io.kodiak.transport.Pieces;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
-import org.glassfish.grizzly.WriteHandler;
-import org.glassfish.grizzly.memory.MemoryManager;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
 import org.glassfish.grizzly.ssl.SSLUtils;
@@ -32,7 +23,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.net.ssl.SSLEngine;
-import java.net.InetSocketAddress;
 
 /**
  * One client connection: its codec state (a {@link HeadReader}, the {@link RequestHead} it
@@ -40,7 +30,7 @@ import java.net.InetSocketAddress;
  * read it holds back while that exchange runs. Requests are served one at a time, in order: the
  * bytes of a pipelined request wait, unread, until the response before it is out.
  */
-final class ClientConnection implements ClientStream {
+final class ClientConnection {
     private static final Logger LOG = LoggerFactory.getLogger(ClientConnection.class);
     /** Beyond this much unread request body after an early answer, closing is cheaper than reading it. */
     private static final long MAX_BODY_TO_DISCARD = 1024 * 1024;
@@ -79,23 +69,13 @@ final class ClientConnection implements ClientStream {
     private final HeadReader heads;
     private final RequestHead head = new RequestHead();
     private final BodyReader body;
-    private final ResponseWriter responses;
-    private String address;
-    /**
-     * Null until asked, and always on a plain listener.
-     */
-    private String tlsProtocol;
-    /** The TLS server name the client asked for ("" when none), read at the first request that needs it. */
-    private String serverName;
+    private final Http1ClientStream stream;
     /** Read by the timer thread; see {@link IdleClock}. */
     private final Deadline idleDeadline = new Deadline();
-    /**
-     * The last read between two requests ended with the CR of an empty line: the LF that completes
-     * it may come with the next read. Only the reading thread touches it.
-     */
-    private boolean emptyLineCrRead;
+    /** Empty lines between requests, skipped wherever the reads split them. */
+    private final EmptyLines emptyLines = new EmptyLines();
 
-    /** The loop that owns this connection; found at the first event that needs it (registration follows the accept). */
+    /** Found at the first event that needs it. */
     private EventLoop loop;
     private State state = State.HEAD;
     private Exchange current;
@@ -123,7 +103,7 @@ final class ClientConnection implements ClientStream {
         this.idleClock = idleClock;
         this.heads = new HeadReader(HeadScanner.Start.REQUEST_LINE, settings.maxHeaderSize(), Violation.REQUEST_LINE_TOO_LONG);
         this.body = new BodyReader(settings.maxHeaderSize());
-        this.responses = new ResponseWriter(connection.getMemoryManager());
+        this.stream = new Http1ClientStream(this, connection, settings, admission.writeQueues());
     }
 
     // --------------------------------------------------------------- reading
@@ -245,7 +225,7 @@ final class ClientConnection implements ClientStream {
     private NextAction readHead(FilterChainContext ctx, Buffer buffer) {
         long start = System.nanoTime();
         try {
-            if (!heads.isPartial() && !skipEmptyLines(buffer)) {
+            if (!heads.isPartial() && !emptyLines.skip(buffer)) {
                 return ctx.getStopAction();
             }
             if (!heads.read(buffer)) {
@@ -275,15 +255,15 @@ final class ClientConnection implements ClientStream {
     private NextAction actOnHead(FilterChainContext ctx, long start) {
         idleClock.stop(this);
         requests++;
-        Admission.Decision decision = admission.decide(head, this);
+        Admission.Decision decision = admission.decide(head, stream);
         if (decision.refusal() != null) {
-            admission.recordRefusal(this, head, decision, decision.refusal(), start);
+            admission.recordRefusal(stream, head, decision, decision.refusal(), start);
             answer(decision, head.method() == io.kodiak.http.RequestMethod.HEAD);
             return null;
         }
         startBody();
-        responses.start(head.isHttp11(), head.method() == io.kodiak.http.RequestMethod.HEAD);
-        Exchange exchange = admission.begin(this, head, decision);
+        stream.start(head);
+        Exchange exchange = admission.begin(stream, head, decision);
         boolean closed;
         // Closed while the head was acted on (a refusal, the client's close_notify)?
         closed = state == State.CLOSING;
@@ -305,38 +285,6 @@ final class ClientConnection implements ClientStream {
         return null;
     }
 
-    /**
-     * RFC 9112 §2.2: empty lines before a request line are ignored (some clients send a CRLF after
-     * a POST body). Wherever the reads split them: a CR that ends a read is remembered, and a CR
-     * followed by anything but LF is refused as the bare CR it is. Returns false when the read
-     * held nothing else.
-     */
-    private boolean skipEmptyLines(Buffer buffer) {
-        int position = buffer.position();
-        int limit = buffer.limit();
-        if (emptyLineCrRead) {
-            if (buffer.get(position) != '\n') {
-                throw new HttpViolationException(Violation.BARE_CR);
-            }
-            emptyLineCrRead = false;
-            position++;
-        }
-        while (position < limit) {
-            byte b = buffer.get(position);
-            if (b == '\n') {
-                position++;
-            } else if (b == '\r' && position + 1 == limit) {
-                emptyLineCrRead = true;
-                position++;
-            } else if (b == '\r' && buffer.get(position + 1) == '\n') {
-                position += 2;
-            } else {
-                break;
-            }
-        }
-        buffer.position(position);
-        return position < limit;
-    }
 
     private void startBody() {
         if (head.isChunked()) {
@@ -441,9 +389,9 @@ final class ClientConnection implements ClientStream {
     /** A head that cannot be accepted: the precise status, and the connection closes. */
     private void refuse(ProxyError error, String detail, RequestHead parsed, long start) {
         state = State.CLOSING;
-        admission.recordRefusal(this, parsed, null, error, start);
+        admission.recordRefusal(stream, parsed, null, error, start);
         if (LOG.isDebugEnabled()) {
-            LOG.debug("refused a request from {}: {} {}: {}", address(), error.status, error.text, detail);
+            LOG.debug("refused a request from {}: {} {}: {}", stream.address(), error.status, error.text, detail);
         }
         connection.write(LocalAnswer.of(error, detail, false, LocalAnswer.Persistence.CLOSE, 0, 0,
                 connection.getMemoryManager()));
@@ -477,87 +425,7 @@ final class ClientConnection implements ClientStream {
     }
 
     // ------------------------------------------------------ the exchange's side
-
-    @Override
-    public EventLoop loop() {
-        if (loop == null) {
-            loop = admission.loops().of(connection);
-        }
-        return loop;
-    }
-
-    @Override
-    public MemoryManager memory() {
-        return connection.getMemoryManager();
-    }
-
-    private void write(Buffer bytes) {
-        if (bytes != null) {
-            admission.writeQueues().write(connection, bytes);
-        }
-    }
-
-    @Override
-    public void sendContinue() {
-        write(responses.continue100());
-    }
-
-    @Override
-    public boolean sendInterim(ResponseHead interim) {
-        Buffer out = responses.interim(interim);
-        write(out);
-        return out != null;
-    }
-
-    @Override
-    public boolean sendHead(ResponseHead response, HeaderRules rules, HeaderVariable.Values values, boolean keepAllowed,
-                            Buffer firstPiece, boolean last) {
-        write(responses.head(response, rules, values, keepAllowed, firstPiece, last));
-        return responses.keepsAlive();
-    }
-
-    @Override
-    public void sendBody(Buffer piece, boolean last) {
-        write(responses.body(piece, last));
-    }
-
-    @Override
-    public void relay(Buffer bytes) {
-        write(bytes);
-    }
-
-    @Override
-    public void sendLocal(ProxyError error, long requestNumber, boolean keep) {
-        write(responses.local(error, requestNumber, keep));
-    }
-
-    @Override
-    public boolean hasRoom() {
-        return admission.writeQueues().hasRoom(connection);
-    }
-
-    @Override
-    public void whenRoom(WriteHandler then) {
-        admission.writeQueues().whenRoom(connection, then);
-    }
-
-    @Override
-    public boolean halfCloses() {
-        return HalfCloses.possible(connection);
-    }
-
-    @Override
-    public void shutdownOutput() {
-        HalfCloses.shutdownOutput(connection);
-    }
-
-    @Override
-    public void close() {
-        connection.closeSilently();
-    }
-
-    @Override
-    public void resumeReads() {
+    void resumeReads() {
         FilterChainContext ctx;
         ctx = held;
         held = null;
@@ -568,15 +436,13 @@ final class ClientConnection implements ClientStream {
         ctx.resume();
     }
 
-    @Override
-    public boolean mayKeepAlive() {
+    boolean mayKeepAlive() {
         // Once the client's input ended, only a request it already sent (held) keeps the connection.
         return settings.persistentConnections() && (!inputEnded || held != null)
                 && (settings.maxRequestsPerConnection() < 0 || requests < settings.maxRequestsPerConnection());
     }
 
-    @Override
-    public void switchToTunnel(Exchange exchange) {
+    void switchToTunnel(Exchange exchange) {
         FilterChainContext ctx;
         boolean ended;
         if (current != exchange || state == State.CLOSING) {
@@ -596,8 +462,7 @@ final class ClientConnection implements ClientStream {
         }
     }
 
-    @Override
-    public void exchangeEnded(Exchange exchange, boolean keepAlive) {
+    void exchangeEnded(Exchange exchange, boolean keepAlive) {
         FilterChainContext ctx;
         boolean close;
         boolean idle = false;
@@ -696,6 +561,14 @@ final class ClientConnection implements ClientStream {
      * by another thread) posts {@code again} to the loop and returns false. Past the stop's grace
      * period the loops are being shut down: the calling thread ends what is left.
      */
+    /** The loop that owns this connection; found at the first event that needs it (registration follows the accept). */
+    EventLoop loop() {
+        if (loop == null) {
+            loop = admission.loops().of(connection);
+        }
+        return loop;
+    }
+
     private boolean onLoop(Runnable again) {
         EventLoop loop = loop();
         if (loop == null || loop.inLoop() || admission.drainExpired()) {
@@ -713,41 +586,4 @@ final class ClientConnection implements ClientStream {
         return idleDeadline;
     }
 
-    /** The client's IP address as text, for X-Forwarded-For and the access log. */
-    @Override
-    public String address() {
-        if (address == null) {
-            Object peer = connection.getPeerAddress();
-            address = peer instanceof InetSocketAddress inet ? inet.getAddress().getHostAddress() : String.valueOf(peer);
-        }
-        return address;
-    }
-
-    @Override
-    public boolean misdirected(String host) {
-        CertificateNames certificates = settings.certificates();
-        if (host == null || !certificates.several()) {
-            // No host (HTTP/1.0): nothing to be misdirected to; the host-less routes serve it.
-            return false;
-        }
-        if (serverName == null) {
-            SSLEngine engine = SSLUtils.getSSLEngine(connection);
-            String asked = engine == null ? null : SniKeyManager.requestedName(engine.getSession());
-            serverName = asked == null ? "" : asked;
-        }
-        return !certificates.sameCertificate(serverName.isEmpty() ? null : serverName, host);
-    }
-
-    /**
-     * The TLS protocol the connection negotiated (TLSv1.3...), null on a plain listener. Read once:
-     * the first request follows the handshake, and renegotiation is refused (see ServerTls).
-     */
-    @Override
-    public String tlsProtocol() {
-        if (settings.tls() && tlsProtocol == null) {
-            SSLEngine engine = SSLUtils.getSSLEngine(connection);
-            tlsProtocol = engine == null ? "-" : engine.getSession().getProtocol();
-        }
-        return tlsProtocol;
-    }
 }

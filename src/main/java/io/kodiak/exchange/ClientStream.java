@@ -9,7 +9,7 @@ import org.glassfish.grizzly.memory.MemoryManager;
 /**
  * The client's side of one exchange: where its request came from and where its answer goes. The
  * exchange writes heads, body pieces and ends; the stream frames them for its protocol (an HTTP/1.1
- * connection today, {@code client.ClientConnection} with {@code h1.ResponseWriter}; an HTTP/2
+ * connection today, {@code client.Http1ClientStream} with {@code h1.ResponseWriter}; an HTTP/2
  * stream next). Every call comes on the stream's {@link #loop()}, which is the exchange's.
  */
 public interface ClientStream extends StreamSide {
