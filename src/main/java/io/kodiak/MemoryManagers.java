@@ -1,6 +1,7 @@
 package io.kodiak;
 
 import io.kodiak.config.MemoryManagerName;
+import io.kodiak.transport.LoopMemoryManager;
 import io.kodiak.transport.PooledBuffers;
 import io.kodiak.transport.UnpooledHeapMemoryManager;
 import org.glassfish.grizzly.memory.MemoryManager;
@@ -31,6 +32,8 @@ final class MemoryManagers {
             // The same pools outside the heap: the system calls read into and write from them, where
             // heap buffers are copied through a per-thread direct buffer both ways.
             case DIRECT -> PooledBuffers.create(true);
+            // Kodiak's own: per-loop pools of direct memory, no atomics, a buffer sized to each read.
+            case LOOP -> new LoopMemoryManager();
         };
     }
 }

@@ -7,7 +7,8 @@ public enum MemoryManagerName implements ConfigNamed {
     HEAP("heap"),
     EXACT("exact"),
     POOLED("pooled"),
-    DIRECT("direct");
+    DIRECT("direct"),
+    LOOP("loop");
 
     private final String configName;
 

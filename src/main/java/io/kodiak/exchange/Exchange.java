@@ -467,6 +467,7 @@ public final class Exchange {
         long upstreamNanos = sentNanos < 0 ? -1 : (firstByte < 0 ? now : firstByte) - sentNanos;
         services.recorder().exchange(route, policy.serversTried(), answer.status(), body.bytes(), answer.bytes(), upstreamNanos,
                 now - startNanos, request, generation);
+        sender.release();
         services.drain().exchangeEnded();
     }
 

@@ -6,4 +6,8 @@ package io.kodiak.exchange;
  * Opaque to the exchange; the protocol that prepared it reads it.
  */
 public interface PreparedRequest {
+
+    /** The exchange is over: what the request holds (its head's buffer) may go back to its pool. */
+    default void release() {
+    }
 }

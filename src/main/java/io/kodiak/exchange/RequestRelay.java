@@ -95,6 +95,11 @@ final class RequestRelay {
         return !body.complete() && request.expectContinue() && !continueSent;
     }
 
+    /** The exchange is over: the prepared request's memory may go back. */
+    void release() {
+        prepared.release();
+    }
+
     /** When the request's last byte went upstream (-1: it did not). */
     long sentNanos() {
         return sentNanos;

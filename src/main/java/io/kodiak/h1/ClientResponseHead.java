@@ -38,7 +38,7 @@ final class ClientResponseHead {
         byte[] in = head.array();
         HeadLayout layout = head.layout();
         boolean ruled = !rules.isEmpty();
-        HeadWriter out = new HeadWriter(layout.end() - layout.start() + 64);
+        HeadWriter out = HeadWriter.start(layout.end() - layout.start() + 64);
         out.bytes(HTTP_11).decimal(head.status()).bytes(SP).bytes(in, head.reasonStart(), head.reasonEnd()).crlf();
         for (int i = 0; i < head.fieldCount(); i++) {
             FieldName name = head.name(i);

@@ -53,7 +53,7 @@ final class UpstreamRequestHead {
         boolean ruled = !rules.isEmpty();
         byte[] in = head.array();
         HeadLayout layout = head.layout();
-        HeadWriter out = new HeadWriter(layout.end() - layout.start() + 256);
+        HeadWriter out = HeadWriter.start(layout.end() - layout.start() + 256);
         out.ascii(head.methodName()).bytes(SP).ascii(target.path());
         if (target.query() != null) {
             out.bytes(QUESTION_MARK).ascii(target.query());

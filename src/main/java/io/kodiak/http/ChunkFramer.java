@@ -1,6 +1,7 @@
 package io.kodiak.http;
 
 import io.kodiak.transport.OneWrite;
+import io.kodiak.transport.PooledBuffers;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.CompositeBuffer;
@@ -46,14 +47,23 @@ public final class ChunkFramer {
         byte[] after = last ? LAST_AFTER_DATA : CRLF;
         if (size <= OneWrite.COPY_LIMIT) {
             // Small: one array (Grizzly copies heap bytes for the system call anyway).
-            byte[] chunk = new byte[sizeLine.length + size + after.length];
-            System.arraycopy(sizeLine, 0, chunk, 0, sizeLine.length);
-            data.get(chunk, sizeLine.length, size);
-            System.arraycopy(after, 0, chunk, sizeLine.length + size, after.length);
+            int total = sizeLine.length + size + after.length;
+            Buffer chunk;
+            if (PooledBuffers.countsSlices(memory)) {
+                chunk = memory.allocate(total);
+                chunk.put(sizeLine).put(data).put(after).flip();
+                chunk.allowBufferDispose(true);
+            } else {
+                byte[] array = new byte[total];
+                System.arraycopy(sizeLine, 0, array, 0, sizeLine.length);
+                data.get(array, sizeLine.length, size);
+                System.arraycopy(after, 0, array, sizeLine.length + size, after.length);
+                chunk = Buffers.wrap(memory, array);
+            }
             // Copied: a read buffer handed over whole, or a pooled slice, goes back to its pool now
             // (a heap slice does not allow disposal).
             data.tryDispose();
-            return Buffers.wrap(memory, chunk);
+            return chunk;
         }
         CompositeBuffer framed = CompositeBuffer.newBuffer(memory);
         framed.append(Buffers.wrap(memory, sizeLine));

@@ -1,5 +1,6 @@
 package io.kodiak.http;
 
+import io.kodiak.transport.PooledBuffers;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.MemoryManager;
@@ -8,17 +9,28 @@ import java.util.Arrays;
 
 /**
  * Builds the head a message leaves with, from byte ranges of the head it arrived with and a few
- * lines of the proxy's own: one array per head, handed to the transport as it is.
+ * lines of the proxy's own, in an array each thread reuses; {@link #toBuffer} copies the head out
+ * into a buffer of the transport's memory manager (pooled where it counts slices).
  */
 public final class HeadWriter {
     private static final byte[] CRLF = {'\r', '\n'};
     private static final byte[] COLON_SP = {':', ' '};
+    /** One per thread: a head is built and copied out before the next one starts. */
+    private static final ThreadLocal<HeadWriter> PER_THREAD = ThreadLocal.withInitial(() -> new HeadWriter(1024));
     private byte[] bytes;
     private int length;
 
     /** {@code expected}: the size the head will most likely have (it grows past it if needed). */
     public HeadWriter(int expected) {
         bytes = new byte[expected];
+    }
+
+    /** The calling thread's writer, empty, with room for {@code expected} bytes. */
+    public static HeadWriter start(int expected) {
+        HeadWriter writer = PER_THREAD.get();
+        writer.length = 0;
+        writer.ensure(expected);
+        return writer;
     }
 
     public HeadWriter bytes(byte[] source, int from, int to) {
@@ -80,8 +92,19 @@ public final class HeadWriter {
         return bytes(CRLF);
     }
 
+    /**
+     * The head as a buffer of its own: from {@code memory}'s pools where they count slices (let
+     * go of once written), else an array of its exact size.
+     */
     public Buffer toBuffer(MemoryManager memory) {
-        return Buffers.wrap(memory, bytes, 0, length);
+        if (PooledBuffers.countsSlices(memory)) {
+            Buffer out = memory.allocate(length);
+            out.put(bytes, 0, length);
+            out.flip();
+            out.allowBufferDispose(true);
+            return out;
+        }
+        return Buffers.wrap(memory, Arrays.copyOf(bytes, length));
     }
 
     private void ensure(int more) {

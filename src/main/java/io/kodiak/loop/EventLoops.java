@@ -49,6 +49,9 @@ public final class EventLoops {
                 // selector with hundreds of busy connections, a burst of new clients waited in the
                 // listen queue for seconds (p99 over 1 s at 640 connections).
                 .setSelectorRunnersCount(settings.selectorThreads() + 1)
+                // Named for thread dumps, profiles and the allocation test: kodiak-loop(0) accepts.
+                .setSelectorThreadPoolConfig(ThreadPoolConfig.defaultConfig().copy().setPoolName("kodiak-loop")
+                        .setCorePoolSize(settings.selectorThreads() + 1).setMaxPoolSize(settings.selectorThreads() + 1))
                 .setTcpNoDelay(true)
                 .setKeepAlive(true)
                 .setReuseAddress(true)

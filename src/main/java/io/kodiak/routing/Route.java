@@ -51,6 +51,10 @@ public record Route(List<HostPattern> hosts, String prefix, UpstreamTarget targe
 
     /** The upstream request path by the prefix mapping: the matched prefix swapped for the target's base path, never empty. */
     public String rewrite(String requestPath) {
+        if (prefix.equals(target.basePath()) && !requestPath.isEmpty() && requestPath.charAt(0) == '/') {
+            // "/" to "/", "/api/" to "/api/": the path goes as it came (no string built per request).
+            return requestPath;
+        }
         String rest = requestPath.substring(prefix.length());
         String path = target.basePath() + rest;
         if (path.isEmpty()) {

@@ -24,14 +24,12 @@ public final class OneWrite {
         int a = first.remaining();
         int b = second.remaining();
         if (a + b <= COPY_LIMIT) {
-            byte[] both = new byte[a + b];
-            first.get(both, 0, a);
-            second.get(both, a, b);
+            Buffer both = copyOf(memory, a + b, first, second);
             // Copied: pieces of pooled read buffers go back now (arrays of our own and heap slices
             // do not allow disposal, and stay as they are).
             first.tryDispose();
             second.tryDispose();
-            return Buffers.wrap(memory, both);
+            return both;
         }
         CompositeBuffer chained = CompositeBuffer.newBuffer(memory);
         // Released once written, the chain releases its parts: the same as writing each alone.
@@ -40,5 +38,22 @@ public final class OneWrite {
         chained.append(first);
         chained.append(second);
         return chained;
+    }
+
+    /** {@code size} bytes from {@code parts}: from the pools of a manager that counts slices, else an array. */
+    private static Buffer copyOf(MemoryManager memory, int size, Buffer first, Buffer second) {
+        if (PooledBuffers.countsSlices(memory)) {
+            Buffer out = memory.allocate(size);
+            out.put(first);
+            out.put(second);
+            out.flip();
+            out.allowBufferDispose(true);
+            return out;
+        }
+        byte[] both = new byte[size];
+        int a = first.remaining();
+        first.get(both, 0, a);
+        second.get(both, a, size - a);
+        return Buffers.wrap(memory, both);
     }
 }

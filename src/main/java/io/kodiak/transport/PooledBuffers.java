@@ -64,7 +64,7 @@ public final class PooledBuffers {
 
     /** True when {@code memory} takes buffers back only once all their slices are disposed. */
     public static boolean countsSlices(MemoryManager memory) {
-        return memory instanceof PooledMemoryManager;
+        return memory instanceof PooledMemoryManager || memory instanceof LoopMemoryManager;
     }
 
     /**

@@ -16,6 +16,7 @@ import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -254,9 +255,12 @@ public final class WriteQueues {
      * held, which would quietly lift the budget).
      */
     private static final class Written extends EmptyCompletionHandler<WriteResult> {
+        /** The guard as a field of its own object: one allocation per write, not two. */
+        private static final AtomicIntegerFieldUpdater<Written> DONE =
+                AtomicIntegerFieldUpdater.newUpdater(Written.class, "done");
         private final Account account;
         private final int size;
-        private final AtomicBoolean done = new AtomicBoolean();
+        private volatile int done;
 
         Written(Account account, int size) {
             this.account = account;
@@ -264,7 +268,7 @@ public final class WriteQueues {
         }
 
         private void release() {
-            if (done.compareAndSet(false, true)) {
+            if (DONE.compareAndSet(this, 0, 1)) {
                 account.release(size);
             }
         }
