@@ -31,8 +31,13 @@ import java.nio.charset.Charset;
 public final class LoopMemoryManager implements MemoryManager<Buffer>, WrapperAware {
     /** Size classes: 512 B, 2, 8, 32 and 64 KiB (a socket read is at most the largest; see {@link PooledBuffers#sizeReads}). */
     static final int[] SIZES = {512, 2 * 1024, 8 * 1024, 32 * 1024, PooledBuffers.LARGEST};
-    /** Free buffers kept per size class and thread; beyond it a released buffer goes to the collector. */
-    private static final int KEPT_PER_CLASS = 256;
+    /**
+     * Free memory kept per size class and thread, up to {@link #KEPT_PER_CLASS} buffers: a pool
+     * grows to what its loop holds at once at its busiest (512 buffers of 64 KiB when 640
+     * connections move 100 KB bodies), and a buffer released beyond it goes to the collector.
+     */
+    private static final int KEPT_BYTES_PER_CLASS = 32 * 1024 * 1024;
+    private static final int KEPT_PER_CLASS = 4096;
 
     private final ThreadLocal<Pools> pools = ThreadLocal.withInitial(Pools::new);
     private final WrapperAware heap = (WrapperAware) MemoryManager.DEFAULT_MEMORY_MANAGER;
@@ -133,10 +138,16 @@ public final class LoopMemoryManager implements MemoryManager<Buffer>, WrapperAw
     /** One thread's pools: a stack of free memory per size class. */
     private final class Pools {
         private final Thread owner = Thread.currentThread();
-        private final Memory[][] free = new Memory[SIZES.length][KEPT_PER_CLASS];
+        private final Memory[][] free = new Memory[SIZES.length][];
         private final int[] count = new int[SIZES.length];
         long outstanding;
         long made;
+
+        Pools() {
+            for (int i = 0; i < SIZES.length; i++) {
+                free[i] = new Memory[Math.min(KEPT_PER_CLASS, KEPT_BYTES_PER_CLASS / SIZES[i])];
+            }
+        }
 
         LoopBuffer take(int sizeClass, int size) {
             Memory memory;
@@ -163,7 +174,7 @@ public final class LoopMemoryManager implements MemoryManager<Buffer>, WrapperAw
         void give(Memory memory) {
             outstanding--;
             int n = count[memory.sizeClass];
-            if (n < KEPT_PER_CLASS) {
+            if (n < free[memory.sizeClass].length) {
                 free[memory.sizeClass][n] = memory;
                 count[memory.sizeClass] = n + 1;
             }
