@@ -36,7 +36,7 @@ public final class LoopMemoryManager implements MemoryManager<Buffer>, WrapperAw
      * grows to what its loop holds at once at its busiest (512 buffers of 64 KiB when 640
      * connections move 100 KB bodies), and a buffer released beyond it goes to the collector.
      */
-    private static final int KEPT_BYTES_PER_CLASS = 32 * 1024 * 1024;
+    private static final int KEPT_BYTES_PER_CLASS = 256 * 1024 * 1024;
     private static final int KEPT_PER_CLASS = 4096;
 
     private final ThreadLocal<Pools> pools = ThreadLocal.withInitial(Pools::new);
