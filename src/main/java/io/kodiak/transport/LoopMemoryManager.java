@@ -29,8 +29,10 @@ import java.nio.charset.Charset;
  * (the timer, the admin listener) gets pools of its own the first time it allocates.
  */
 public final class LoopMemoryManager implements MemoryManager<Buffer>, WrapperAware {
-    /** Size classes: 512 B, 2, 8, 32 and 64 KiB (a socket read is at most the largest; see {@link PooledBuffers#sizeReads}). */
-    static final int[] SIZES = {512, 2 * 1024, 8 * 1024, 32 * 1024, PooledBuffers.LARGEST};
+    /** Size classes: 512 B, 2, 8, 32, 128 and 256 KiB (a socket read is at most the largest; see {@link PooledBuffers#sizeReads}). */
+    static final int[] SIZES = {512, 2 * 1024, 8 * 1024, 32 * 1024, 128 * 1024, 256 * 1024};
+    /** The largest read: one system call takes a 100 KB body whole, where 64 KiB reads took two. */
+    public static final int LARGEST_READ = 256 * 1024;
     /**
      * Free memory kept per size class and thread, up to {@link #KEPT_PER_CLASS} buffers: a pool
      * grows to what its loop holds at once at its busiest (512 buffers of 64 KiB when 640

@@ -75,7 +75,9 @@ public final class PooledBuffers {
      * cheaper. Other managers' reads are left as Grizzly sizes them.
      */
     public static void sizeReads(TCPNIOTransport transport) {
-        if (countsSlices(transport.getMemoryManager())) {
+        if (transport.getMemoryManager() instanceof LoopMemoryManager) {
+            transport.setReadBufferSize(LoopMemoryManager.LARGEST_READ);
+        } else if (countsSlices(transport.getMemoryManager())) {
             transport.setReadBufferSize(LARGEST);
         }
     }
