@@ -77,8 +77,8 @@ class LoopMemoryManagerTest {
     @Test
     void aLargerRequestIsServedOutsideThePools() {
         LoopMemoryManager memory = new LoopMemoryManager();
-        Buffer large = memory.allocate(100_000);
-        assertEquals(100_000, large.remaining());
+        Buffer large = memory.allocate(300_000);
+        assertEquals(300_000, large.remaining());
         large.dispose();
         assertEquals(0, memory.made());
         assertEquals(0, memory.outstanding());
