@@ -132,8 +132,8 @@ public final class ConfigLoader {
                 new TlsReader(keys, warnings).readUpstream("proxy.upstream.tls", null));
 
         ProxyConfig.Buffers buffers = new ProxyConfig.Buffers(keys.choice("proxy.buffers.memory-manager",
-                MemoryManagerName::parse, MemoryManagerName.allNames(), MemoryManagerName.HEAP.configName(),
-                MemoryManagerName.HEAP),
+                MemoryManagerName::parse, MemoryManagerName.allNames(), MemoryManagerName.LOOP.configName(),
+                MemoryManagerName.LOOP),
                 (int) keys.size("proxy.buffers.max-queued-per-connection", 4096, 64 << 20,
                         "a size from 4k to 64m, e.g. 256k"),
                 keys.size("proxy.buffers.max-queued", 0, Long.MAX_VALUE,

@@ -18,6 +18,8 @@ public final class HeadReader {
     private final HeadLayout layout = new HeadLayout();
     private final int maxHeadSize;
     private final Violation tooLargeInStartLine;
+    /** Each thread's array for heads that arrive whole in a buffer without an array of its own. */
+    private static final ThreadLocal<byte[]> SCRATCH = ThreadLocal.withInitial(() -> new byte[2048]);
     private byte[] gathered = new byte[0];
     private int gatheredLength;
     private byte[] headArray;
@@ -66,7 +68,7 @@ public final class HeadReader {
             return false;
         }
         if (gatheredLength == 0) {
-            begin(0);
+            return readFresh(buffer, position, available);
         }
         int scanFrom = gatheredLength;
         int taken = Math.min(available, maxHeadSize - gatheredLength);
@@ -82,6 +84,33 @@ public final class HeadReader {
             return true;
         }
         tooLargeUnless(gatheredLength < maxHeadSize);
+        return false;
+    }
+
+    /**
+     * A new head in a buffer without an array (pooled direct memory): copied into the thread's
+     * scratch array and scanned there. A head complete in this read stays there, valid until the
+     * thread's next read of a new head (the caller is done with it before: {@link #clear}); only a
+     * head that spans reads is kept in the connection's own array, so an idle connection holds no
+     * copy of its last head.
+     */
+    private boolean readFresh(Buffer buffer, int position, int available) {
+        int taken = Math.min(available, maxHeadSize);
+        byte[] scratch = SCRATCH.get();
+        if (scratch.length < taken) {
+            scratch = new byte[Math.max(taken, Math.min(maxHeadSize, scratch.length * 2))];
+            SCRATCH.set(scratch);
+        }
+        buffer.get(scratch, 0, taken);
+        begin(0);
+        int end = scanner.scan(scratch, 0, taken);
+        if (end >= 0) {
+            buffer.position(position + end);
+            headArray = scratch;
+            return true;
+        }
+        tooLargeUnless(taken < maxHeadSize);
+        gather(scratch, 0, taken);
         return false;
     }
 

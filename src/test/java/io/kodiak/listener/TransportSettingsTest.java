@@ -30,7 +30,8 @@ class TransportSettingsTest {
     @ParameterizedTest(name = "{0}, {1} buffers")
     @CsvSource({"same-thread, heap", "worker-thread, heap", "dynamic, heap", "leader-follower, heap",
             "same-thread, exact", "worker-thread, exact",
-            "same-thread, pooled", "worker-thread, pooled", "dynamic, pooled", "leader-follower, pooled"})
+            "same-thread, pooled", "worker-thread, pooled", "dynamic, pooled", "leader-follower, pooled",
+            "same-thread, loop", "worker-thread, loop", "dynamic, loop", "leader-follower, loop"})
     void concurrentUploadsAndDownloadsArriveIntact(String strategy, String memoryManager) throws Exception {
         try (TestUpstream upstream = TestUpstream.start();
              ProxyHarness proxy = ProxyHarness.forUpstream(upstream.url("/"),
