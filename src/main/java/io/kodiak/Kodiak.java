@@ -79,7 +79,7 @@ public final class Kodiak {
             return t;
         });
         this.timers = new DelayedExecutor(timerThread, TIMER_TICK_MILLIS, TimeUnit.MILLISECONDS);
-        this.memory = MemoryManagers.of(config.buffers().memoryManager());
+        this.memory = MemoryManagers.of(config.buffers().memoryManager(), config.listener().ioStrategy());
         WriteQueues writeQueues = new WriteQueues(config.buffers().maxQueuedPerConnection(),
                 config.buffers().maxQueuedResolved());
         this.loops = new EventLoops(config.listener(), memory, writeQueues, ProxyListener.BACKLOG);

@@ -1,20 +1,33 @@
 package io.kodiak;
 
+import io.kodiak.config.IoStrategyName;
 import io.kodiak.config.MemoryManagerName;
 import io.kodiak.transport.LoopMemoryManager;
 import io.kodiak.transport.PooledBuffers;
 import io.kodiak.transport.UnpooledHeapMemoryManager;
 import org.glassfish.grizzly.memory.MemoryManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The one memory manager both transports share. Shared because a buffer read on one side is
  * written, and so released, on the other: a pool must take buffers back from any thread.
  */
 final class MemoryManagers {
+    private static final Logger LOG = LoggerFactory.getLogger(MemoryManagers.class);
     private MemoryManagers() {
     }
 
-    static MemoryManager of(MemoryManagerName name) {
+    static MemoryManager of(MemoryManagerName name, IoStrategyName strategy) {
+        if (name == MemoryManagerName.LOOP && strategy != IoStrategyName.SAME_THREAD) {
+            // The loop's pools take no lock because a loop's buffers are read, written and released
+            // on one thread. Under a worker strategy a loop's events move between threads, every
+            // release would find its buffer foreign, and the pools would make new direct memory
+            // per read for the collector to free: Grizzly's heap arenas serve better there.
+            LOG.info("buffers.memory-manager = loop needs listener.io-strategy = same-thread; with {} reads use heap",
+                    strategy.configName());
+            return MemoryManager.DEFAULT_MEMORY_MANAGER;
+        }
         return switch (name) {
             // Grizzly's default, a HeapMemoryManager: per-thread arenas of 64 KiB; a read larger
             // than that gets a fresh array, and an arena is reused only when its last slice is

@@ -14,6 +14,7 @@ import io.kodiak.http.Violation;
 import io.kodiak.loop.EventLoop;
 import io.kodiak.transport.Deadline;
 import io.kodiak.transport.Pieces;
+import io.kodiak.transport.PooledBuffers;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
@@ -488,7 +489,7 @@ final class ClientConnection {
         held = null;
         if (close) {
             if (ctx != null) {
-                ctx.completeAndRecycle();
+                PooledBuffers.dropHeld(ctx);
             }
             closeNow();
             return;
@@ -527,7 +528,7 @@ final class ClientConnection {
         // The codec state is left as it is: the close may come in the middle of a read (a close
         // the read itself caused), and nothing reads it after the close.
         if (ctx != null) {
-            ctx.completeAndRecycle();
+            PooledBuffers.dropHeld(ctx);
         }
         if (exchange != null) {
             exchange.onClientClosed();

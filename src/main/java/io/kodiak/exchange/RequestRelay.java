@@ -1,5 +1,6 @@
 package io.kodiak.exchange;
 
+import io.kodiak.transport.Pieces;
 import org.glassfish.grizzly.Buffer;
 
 /**
@@ -95,9 +96,10 @@ final class RequestRelay {
         return !body.complete() && request.expectContinue() && !continueSent;
     }
 
-    /** The exchange is over: the prepared request's memory may go back. */
+    /** The exchange is over: the prepared request's memory, and a body still held (no stream ever took it), may go back. */
     void release() {
         prepared.release();
+        Pieces.drop(body.takeHeld());
     }
 
     /** When the request's last byte went upstream (-1: it did not). */

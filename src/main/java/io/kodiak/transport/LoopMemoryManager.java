@@ -34,11 +34,12 @@ public final class LoopMemoryManager implements MemoryManager<Buffer>, WrapperAw
     /** The largest read: one system call takes a 100 KB body whole, where 64 KiB reads took two. */
     public static final int LARGEST_READ = 256 * 1024;
     /**
-     * Free memory kept per size class and thread, up to {@link #KEPT_PER_CLASS} buffers: a pool
-     * grows to what its loop holds at once at its busiest, and a buffer released beyond it goes to
-     * the collector (a cap of 256 MiB measured no better at 100 KB bodies and 640 connections).
+     * Free memory kept per size class and thread, up to {@link #KEPT_PER_CLASS} buffers (48 MiB
+     * at most per loop over the six classes): a pool grows to what its loop holds at once at its
+     * busiest, and a buffer released beyond it goes to the collector (caps of 32 and 256 MiB
+     * measured no better at 100 KB bodies and 640 connections).
      */
-    private static final int KEPT_BYTES_PER_CLASS = 32 * 1024 * 1024;
+    private static final int KEPT_BYTES_PER_CLASS = 8 * 1024 * 1024;
     private static final int KEPT_PER_CLASS = 4096;
 
     private final ThreadLocal<Pools> pools = ThreadLocal.withInitial(Pools::new);

@@ -95,4 +95,16 @@ public final class PooledBuffers {
         }
         return next;
     }
+
+    /**
+     * A suspended read that will not be resumed (its connection is closing): its unread bytes go
+     * back to a counting pool before the context is recycled (recycling drops the message without
+     * letting go of it).
+     */
+    public static void dropHeld(FilterChainContext held) {
+        if (countsSlices(held.getMemoryManager()) && held.getMessage() instanceof Buffer buffer) {
+            buffer.tryDispose();
+        }
+        held.completeAndRecycle();
+    }
 }

@@ -62,7 +62,7 @@ public final class ReadGate {
             openedEarly = false;
         }
         if (ctx != null) {
-            ctx.completeAndRecycle();
+            PooledBuffers.dropHeld(ctx);
         }
     }
 }

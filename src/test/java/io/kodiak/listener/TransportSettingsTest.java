@@ -31,7 +31,7 @@ class TransportSettingsTest {
     @CsvSource({"same-thread, heap", "worker-thread, heap", "dynamic, heap", "leader-follower, heap",
             "same-thread, exact", "worker-thread, exact",
             "same-thread, pooled", "worker-thread, pooled", "dynamic, pooled", "leader-follower, pooled",
-            "same-thread, loop", "worker-thread, loop", "dynamic, loop", "leader-follower, loop"})
+            "same-thread, loop", "worker-thread, loop"})
     void concurrentUploadsAndDownloadsArriveIntact(String strategy, String memoryManager) throws Exception {
         try (TestUpstream upstream = TestUpstream.start();
              ProxyHarness proxy = ProxyHarness.forUpstream(upstream.url("/"),
