@@ -3,7 +3,7 @@ package io.kodiak.client;
 import io.kodiak.exchange.ClientStream;
 import io.kodiak.exchange.Exchange;
 import io.kodiak.exchange.ProxyError;
-import io.kodiak.h1.HalfCloses;
+import io.kodiak.h1.ConnectionSide;
 import io.kodiak.h1.ResponseWriter;
 import io.kodiak.http.RequestHead;
 import io.kodiak.http.RequestMethod;
@@ -16,7 +16,6 @@ import io.kodiak.tls.SniKeyManager;
 import io.kodiak.transport.WriteQueues;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
-import org.glassfish.grizzly.WriteHandler;
 import org.glassfish.grizzly.memory.MemoryManager;
 import org.glassfish.grizzly.ssl.SSLUtils;
 
@@ -29,11 +28,9 @@ import java.net.InetSocketAddress;
  * connection itself (its reads, keep-alive, the tunnel, the end) passed to its {@link
  * ClientConnection}, and what the connection is (the client's address, TLS protocol and server name).
  */
-final class Http1ClientStream implements ClientStream {
+final class Http1ClientStream extends ConnectionSide implements ClientStream {
     private final ClientConnection owner;
-    private final Connection<?> connection;
     private final ClientSettings settings;
-    private final WriteQueues queues;
     private final ResponseWriter responses;
     private String address;
     /** Null until asked, and always on a plain listener. */
@@ -42,10 +39,9 @@ final class Http1ClientStream implements ClientStream {
     private String serverName;
 
     Http1ClientStream(ClientConnection owner, Connection<?> connection, ClientSettings settings, WriteQueues queues) {
+        super(connection, queues);
         this.owner = owner;
-        this.connection = connection;
         this.settings = settings;
-        this.queues = queues;
         this.responses = new ResponseWriter(connection.getMemoryManager());
     }
 
@@ -62,12 +58,6 @@ final class Http1ClientStream implements ClientStream {
     @Override
     public MemoryManager memory() {
         return connection.getMemoryManager();
-    }
-
-    private void write(Buffer bytes) {
-        if (bytes != null) {
-            queues.write(connection, bytes);
-        }
     }
 
     @Override
@@ -102,31 +92,6 @@ final class Http1ClientStream implements ClientStream {
     @Override
     public void sendLocal(ProxyError error, long requestNumber, boolean keep) {
         write(responses.local(error, requestNumber, keep));
-    }
-
-    @Override
-    public boolean hasRoom() {
-        return queues.hasRoom(connection);
-    }
-
-    @Override
-    public void whenRoom(WriteHandler then) {
-        queues.whenRoom(connection, then);
-    }
-
-    @Override
-    public boolean halfCloses() {
-        return HalfCloses.possible(connection);
-    }
-
-    @Override
-    public void shutdownOutput() {
-        HalfCloses.shutdownOutput(connection);
-    }
-
-    @Override
-    public void close() {
-        connection.closeSilently();
     }
 
     @Override

@@ -12,30 +12,26 @@ import io.kodiak.upstream.UpstreamConnection;
 import io.kodiak.upstream.UpstreamPool;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
-import org.glassfish.grizzly.WriteHandler;
 
 /**
  * An attempt's request on an HTTP/1.1 upstream connection, which carries it alone: the head as
  * prepared, the body framed as the head says (chunked, or as it comes), the connection's deadline
  * and read gate, and its return to the pool.
  */
-final class Http1UpstreamStream implements UpstreamStream {
-    private final Connection<?> connection;
+final class Http1UpstreamStream extends ConnectionSide implements UpstreamStream {
     private final UpstreamConnection state;
     private final UpstreamPool pool;
     private final ResponseListener listener;
     private final ExchangeDeadlines deadlines;
-    private final WriteQueues queues;
     private final boolean reused;
     private boolean chunked;
 
     Http1UpstreamStream(Connection<?> connection, UpstreamPool pool, ResponseListener listener,
                         ExchangeDeadlines deadlines, WriteQueues queues) {
-        this.connection = connection;
+        super(connection, queues);
         this.pool = pool;
         this.listener = listener;
         this.deadlines = deadlines;
-        this.queues = queues;
         this.state = UpstreamConnection.of(connection);
         this.reused = state.bind(listener);
     }
@@ -46,15 +42,12 @@ final class Http1UpstreamStream implements UpstreamStream {
         chunked = request.chunked();
         Buffer head = request.head().duplicate();
         Buffer body = framed(held, last);
-        queues.write(connection, body == null ? head : OneWrite.of(connection.getMemoryManager(), head, body));
+        write(body == null ? head : OneWrite.of(connection.getMemoryManager(), head, body));
     }
 
     @Override
     public void sendBody(Buffer piece, boolean last) {
-        Buffer out = framed(piece, last);
-        if (out != null) {
-            queues.write(connection, out);
-        }
+        write(framed(piece, last));
     }
 
     /** {@code piece} as the upstream reads it: a chunk (and the last chunk after the last piece), or as it came; null: nothing to write. */
@@ -71,17 +64,7 @@ final class Http1UpstreamStream implements UpstreamStream {
 
     @Override
     public void relay(Buffer bytes) {
-        queues.write(connection, bytes);
-    }
-
-    @Override
-    public boolean hasRoom() {
-        return queues.hasRoom(connection);
-    }
-
-    @Override
-    public void whenRoom(WriteHandler then) {
-        queues.whenRoom(connection, then);
+        write(bytes);
     }
 
     @Override
@@ -118,21 +101,6 @@ final class Http1UpstreamStream implements UpstreamStream {
     @Override
     public Throwable tlsFailure() {
         return state.tlsFailure();
-    }
-
-    @Override
-    public boolean halfCloses() {
-        return HalfCloses.possible(connection);
-    }
-
-    @Override
-    public void shutdownOutput() {
-        HalfCloses.shutdownOutput(connection);
-    }
-
-    @Override
-    public void close() {
-        connection.closeSilently();
     }
 
     @Override

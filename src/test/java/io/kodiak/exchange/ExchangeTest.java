@@ -12,6 +12,7 @@ import io.kodiak.routing.HeaderVariable;
 import io.kodiak.routing.Rewrites;
 import io.kodiak.routing.Route;
 import io.kodiak.support.Await;
+import io.kodiak.support.OnLoop;
 import io.kodiak.support.ProxyHarness;
 import io.kodiak.tls.TlsObserver;
 import io.kodiak.upstream.ResponseListener;
@@ -33,7 +34,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -368,15 +368,7 @@ class ExchangeTest {
     }
 
     private <T> T onLoop(Callable<T> task) throws Exception {
-        CompletableFuture<T> done = new CompletableFuture<>();
-        loop.post(() -> {
-            try {
-                done.complete(task.call());
-            } catch (Throwable failed) {
-                done.completeExceptionally(failed);
-            }
-        });
-        return done.get(10, TimeUnit.SECONDS);
+        return OnLoop.call(loop, task);
     }
 
     private void onLoop(Runnable task) throws Exception {

@@ -1,6 +1,7 @@
 package io.kodiak.transport;
 
 import io.kodiak.loop.EventLoop;
+import io.kodiak.support.OnLoop;
 import io.kodiak.support.ProxyHarness;
 import io.kodiak.support.RawHttp;
 import io.kodiak.support.TestUpstream;
@@ -8,9 +9,7 @@ import org.glassfish.grizzly.Buffer;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -120,14 +119,6 @@ class LoopMemoryManagerTest {
     }
 
     private static <T> T onLoop(EventLoop loop, Callable<T> task) throws Exception {
-        CompletableFuture<T> done = new CompletableFuture<>();
-        loop.post(() -> {
-            try {
-                done.complete(task.call());
-            } catch (Throwable failed) {
-                done.completeExceptionally(failed);
-            }
-        });
-        return done.get(10, TimeUnit.SECONDS);
+        return OnLoop.call(loop, task);
     }
 }
