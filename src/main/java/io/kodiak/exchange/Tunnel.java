@@ -10,36 +10,36 @@ package io.kodiak.exchange;
  * ends at once.
  */
 final class Tunnel {
-    private boolean clientInputEnded;
-    private boolean clientOutputEnded;
-    private boolean upstreamInputEnded;
-    private boolean upstreamOutputEnded;
+    private final Directions clientSide = new Directions();
+    private final Directions upstreamSide = new Directions();
 
     /** The client sends no more: the upstream gets no more bytes. Told again, nothing more happens. */
     void clientInputEnded(ClientStream client, UpstreamStream upstream) {
-        if (clientInputEnded) {
-            return;
-        }
-        clientInputEnded = true;
-        if (clientOutputEnded || !client.halfCloses() || !upstream.halfCloses()) {
-            client.close();
-        } else {
-            upstreamOutputEnded = true;
-            upstream.shutdownOutput();
-        }
+        passOn(clientSide, client, upstreamSide, upstream);
     }
 
     /** The upstream sends no more: the client gets no more bytes. Told again, nothing more happens. */
     void upstreamInputEnded(UpstreamStream upstream, ClientStream client) {
-        if (upstreamInputEnded) {
+        passOn(upstreamSide, upstream, clientSide, client);
+    }
+
+    /** {@code from}'s input ended: {@code to}'s output ends, or {@code from} closes when only a close can tell. */
+    private static void passOn(Directions fromEnds, StreamSide from, Directions toEnds, StreamSide to) {
+        if (fromEnds.inputEnded) {
             return;
         }
-        upstreamInputEnded = true;
-        if (upstreamOutputEnded || !upstream.halfCloses() || !client.halfCloses()) {
-            upstream.close();
+        fromEnds.inputEnded = true;
+        if (fromEnds.outputEnded || !from.halfCloses() || !to.halfCloses()) {
+            from.close();
         } else {
-            clientOutputEnded = true;
-            client.shutdownOutput();
+            toEnds.outputEnded = true;
+            to.shutdownOutput();
         }
+    }
+
+    /** Which directions of one side are done. */
+    private static final class Directions {
+        private boolean inputEnded;
+        private boolean outputEnded;
     }
 }

@@ -107,11 +107,11 @@ class ExchangeTest {
         assertEquals(Phase.SENDING, onLoop(exchange::phase));
 
         // The upstream takes no more: the client's reads stop until it does.
-        upstream.room = false;
+        upstream.room.free = false;
         assertFalse(onLoop(() -> exchange.onRequestBody(text("de"), false)));
-        assertNotNull(upstream.waiting);
+        assertNotNull(upstream.room.waiting);
         assertEquals(0, client.resumes);
-        onLoop(() -> upstream.roomAgain());
+        onLoop(() -> upstream.room.again());
         assertEquals(1, client.resumes);
 
         assertTrue(onLoop(() -> exchange.onRequestBody(text("f"), true)));
@@ -119,10 +119,10 @@ class ExchangeTest {
         assertEquals(List.of("request POST /p abc", "body de", "body f, end"), onLoop(() -> List.copyOf(upstream.sent)));
 
         // The client takes no more: the upstream's reads stop until it does.
-        client.room = false;
+        client.room.free = false;
         assertFalse(onLoop(() -> upstream.listener.onResponseHead(null, response("200 OK", "Content-Length: 2"), null)));
         assertEquals(0, upstream.resumes);
-        onLoop(() -> client.roomAgain());
+        onLoop(() -> client.room.again());
         assertEquals(1, upstream.resumes);
     }
 
@@ -432,6 +432,24 @@ class ExchangeTest {
         }
     }
 
+    /** A fake side's output: room as a test sets it, and the wait the exchange registered. Touched on the loop only. */
+    private static final class Room {
+        volatile boolean free = true;
+        WriteHandler waiting;
+
+        /** The side has room again: the registered wait hears it. */
+        void again() {
+            free = true;
+            WriteHandler handler = waiting;
+            waiting = null;
+            try {
+                handler.onWritePossible();
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        }
+    }
+
     /** Records what the exchange writes to the upstream; room and deadlines as a test sets them. Touched on the loop only. */
     private static final class FakeUpstream implements UpstreamStream {
         final Connection<?> connection;
@@ -439,9 +457,8 @@ class ExchangeTest {
         final ResponseListener listener;
         final boolean reused;
         final List<String> sent = new ArrayList<>();
-        volatile boolean room = true;
+        final Room room = new Room();
         volatile boolean deadlineStillSet;
-        WriteHandler waiting;
         volatile long deadline = -1;
         volatile int resumes;
         volatile Boolean finished;
@@ -457,16 +474,6 @@ class ExchangeTest {
             return (InetSocketAddress) connection.getPeerAddress();
         }
 
-        void roomAgain() {
-            room = true;
-            WriteHandler handler = waiting;
-            waiting = null;
-            try {
-                handler.onWritePossible();
-            } catch (Exception e) {
-                throw new AssertionError(e);
-            }
-        }
 
         @Override
         public void sendRequest(PreparedRequest request, Buffer held, boolean last) {
@@ -527,12 +534,12 @@ class ExchangeTest {
 
         @Override
         public boolean hasRoom() {
-            return room;
+            return room.free;
         }
 
         @Override
         public void whenRoom(WriteHandler then) {
-            waiting = then;
+            room.waiting = then;
         }
 
         @Override
@@ -554,21 +561,10 @@ class ExchangeTest {
     /** Records what the exchange writes to the client; room as a test sets it. Touched on the loop only. */
     private final class FakeClient implements ClientStream {
         final List<String> events = new ArrayList<>();
-        volatile boolean room = true;
-        WriteHandler waiting;
+        final Room room = new Room();
         volatile int resumes;
         EventLoop loop;
 
-        void roomAgain() {
-            room = true;
-            WriteHandler handler = waiting;
-            waiting = null;
-            try {
-                handler.onWritePossible();
-            } catch (Exception e) {
-                throw new AssertionError(e);
-            }
-        }
 
         @Override
         public EventLoop loop() {
@@ -650,12 +646,12 @@ class ExchangeTest {
 
         @Override
         public boolean hasRoom() {
-            return room;
+            return room.free;
         }
 
         @Override
         public void whenRoom(WriteHandler then) {
-            waiting = then;
+            room.waiting = then;
         }
 
         @Override
