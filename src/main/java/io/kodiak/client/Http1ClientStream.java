@@ -1,9 +1,11 @@
 package io.kodiak.client;
 
+import io.kodiak.exchange.Admission;
 import io.kodiak.exchange.ClientStream;
 import io.kodiak.exchange.Exchange;
 import io.kodiak.exchange.ProxyError;
 import io.kodiak.h1.ConnectionSide;
+import io.kodiak.h1.LocalAnswer;
 import io.kodiak.h1.ResponseWriter;
 import io.kodiak.http.RequestHead;
 import io.kodiak.http.RequestMethod;
@@ -92,6 +94,19 @@ final class Http1ClientStream extends ConnectionSide implements ClientStream {
     @Override
     public void sendLocal(ProxyError error, long requestNumber, boolean keep) {
         write(responses.local(error, requestNumber, keep));
+    }
+
+    /** A head that cannot be accepted: the precise status, and the connection closes after it. */
+    void refuse(ProxyError error, String detail) {
+        write(LocalAnswer.of(error, detail, false, LocalAnswer.Persistence.CLOSE, 0, 0, memory()));
+    }
+
+    /** Kodiak's answer to a request it read and does not forward (no route, draining, too large...). */
+    void answer(Admission.Decision decision, RequestHead head, boolean keep) {
+        LocalAnswer.Persistence persistence = !keep ? LocalAnswer.Persistence.CLOSE
+                : head.isHttp11() ? LocalAnswer.Persistence.NOTHING : LocalAnswer.Persistence.KEEP_ALIVE;
+        write(LocalAnswer.of(decision.refusal(), null, head.method() == RequestMethod.HEAD, persistence,
+                decision.requestNumberFor5xx(), decision.retryAfterSeconds(), memory()));
     }
 
     @Override

@@ -1,26 +1,24 @@
 package io.kodiak.exchange;
 
-import io.kodiak.config.UpstreamGroupConfig.RetryOn;
 import io.kodiak.http.RequestHead;
 import io.kodiak.http.ResponseHead;
 import io.kodiak.http.Violation;
 import io.kodiak.loop.EventLoop;
-import io.kodiak.loop.EventLoops;
 import io.kodiak.routing.Rewrites;
 import io.kodiak.routing.Route;
 import io.kodiak.transport.Pieces;
 import io.kodiak.upstream.UpstreamGroup;
-import io.kodiak.upstream.UpstreamServer;
 import org.glassfish.grizzly.Buffer;
 
 /**
  * One request and its final answer, from the parsed request head to the last response byte. It
- * runs on one thread, its client connection's {@link EventLoop}, from start to end: no locks.
- * {@link Phase} says where the upstream side stands and {@link RequestProgress} how much of the
- * request was read. Each try goes through an {@link UpstreamAttempt}, whose late events die with
- * it; {@link RetryPolicy} decides whether a failed attempt ({@link AttemptFailure}) is tried
- * again; {@link #fail} is the one end of a failed exchange and {@link #endExchange} the one end of
- * every exchange.
+ * runs on one thread, its client connection's {@link EventLoop} ({@link OwningLoop}), from
+ * start to end: no locks. {@link Phase} says where the upstream side stands and {@link
+ * RequestProgress} how much of the request was read. Each try goes through an {@link
+ * UpstreamAttempt}, whose late events die with it; {@link Attempts} keeps them and, through the
+ * {@link RetryPolicy}, decides whether a failed attempt ({@link AttemptFailure}) is tried again;
+ * {@link #fail} is the one end of a failed exchange and {@link #endExchange} the one end of every
+ * exchange.
  *
  * <p>It speaks no protocol itself: the client's side is a {@link ClientStream} and each attempt's
  * upstream side an {@link UpstreamStream}, which frame heads and bodies for their protocols. The
@@ -38,17 +36,15 @@ public final class Exchange {
     private final ForwardedRequest request;
     private final Route route;
     private final UpstreamGroup group;
-    private final RetryPolicy policy;
     private final long startNanos = System.nanoTime();
-    /** The loop that owns the client connection, and so this exchange and its upstream connections. */
-    private final EventLoop loop;
+    /** The client connection's loop, which owns this exchange and its upstream connections. */
+    private final OwningLoop loop;
     private final RequestBody body;
     private final RequestRelay sender;
     private final ClientAnswer answer;
+    private final Attempts attempts;
 
     private Phase phase = Phase.CONNECTING;
-    /** The try in progress; null between two, and after the end. */
-    private UpstreamAttempt attempt;
     /** After a 101: which directions have ended. */
     private Tunnel tunnel;
 
@@ -60,9 +56,10 @@ public final class Exchange {
         this.request = request;
         this.route = route;
         this.group = generation.groupFor(route);
-        this.policy = new RetryPolicy(group, HashKeys.of(group.hashKey(), head, request.clientAddress()));
-        this.loop = client.loop();
+        this.loop = new OwningLoop(client.loop(), services);
         this.body = new RequestBody(head.hasBody(), request.chunked(), client.memory());
+        this.attempts = new Attempts(this, group,
+                new RetryPolicy(group, HashKeys.of(group.hashKey(), head, request.clientAddress())), body, request, route);
         this.sender = new RequestRelay(client, request, services.upstreamProtocol().prepare(head, route, target,
                 group.settings().pool().persistentConnections(), request, client.memory()), body,
                 generation.stallTimeoutMillis(), group.responseTimeoutMillis(), () -> {
@@ -71,13 +68,14 @@ public final class Exchange {
                     }
                 });
         this.answer = new ClientAnswer(client, route, request, () -> {
-            if (!phase.isOver() && attempt != null && attempt.stream() != null) {
-                attempt.stream().resumeReads();
+            UpstreamStream stream = attempts.stream();
+            if (!phase.isOver() && stream != null) {
+                stream.resumeReads();
             }
         });
     }
 
-    /** Where the exchange stands (for its tests). */
+    /** Where the exchange stands. */
     Phase phase() {
         return phase;
     }
@@ -90,37 +88,35 @@ public final class Exchange {
         return request;
     }
 
-    /** Picks a server and asks its pool for a connection; the request goes out once one is ready. */
-    public void start() {
-        assert owned() : Thread.currentThread().getName() + " is not " + loop;
-        group.requestStarted();
-        if (!tryNextServer()) {
-            // Not expected: the first attempt always finds a server (panic mode at worst).
-            fail(ProxyError.CONNECT_FAILED, "no server of group " + group.name() + " to try");
-        }
+    OwningLoop loop() {
+        return loop;
     }
 
-    /** A new attempt on a server of the group not tried yet; false when none is left. */
-    private boolean tryNextServer() {
-        UpstreamServer next = policy.next();
-        if (next == null) {
-            return false;
-        }
-        attempt = new UpstreamAttempt(this, next, false);
-        attempt.begin();
-        return true;
+    Attempts attempts() {
+        return attempts;
+    }
+
+    /** Something of the answer reached the client: no other server may answer instead. */
+    boolean answerBegun() {
+        return answer.begun();
+    }
+
+    /** Picks a server and asks its pool for a connection; the request goes out once one is ready. */
+    public void start() {
+        assert loop.owned() : Thread.currentThread().getName() + " is not " + loop;
+        attempts.start();
     }
 
     // ------------------------------------------------------------------ the upstream connection
 
     /** {@code tried} is the attempt waiting for a connection: one handed over now is its to use. */
     boolean connecting(UpstreamAttempt tried) {
-        return phase == Phase.CONNECTING && tried == attempt;
+        return phase == Phase.CONNECTING && attempts.isCurrent(tried);
     }
 
     /** The attempt's stream is bound: the request goes out. */
     void onConnected(UpstreamAttempt tried) {
-        assert owned() : Thread.currentThread().getName() + " is not " + loop;
+        assert loop.owned() : Thread.currentThread().getName() + " is not " + loop;
         UpstreamStream stream = tried.stream();
         phase = phase.bound(body.complete());
         sender.sendOn(stream);
@@ -129,66 +125,15 @@ public final class Exchange {
         }
     }
 
-    /** The same server once more, on a new connection of its own (the pooled one was stale); nothing was answered. */
-    void retryFresh(UpstreamAttempt stale) {
-        stale.abandon(false);
+    /** The attempt in progress is let go for another: the request is to be sent anew. */
+    void retrying() {
         if (phase != Phase.CONNECTING) {
             phase = phase.retry();
         }
-        attempt = stale.again();
-        attempt.acquire();
     }
-
-    void onConnectFailed(UpstreamAttempt tried, Throwable error) {
-        onAttemptFailed(tried, AttemptFailure.connect(error, tried.server().pool(), tried.fresh(), tried.waitedNanos()));
-    }
-
-    /**
-     * An attempt failed: the server's health hears it, the policy decides whether another server
-     * gets the request, and otherwise the exchange fails with the failure's answer.
-     */
-    void onAttemptFailed(UpstreamAttempt failed, AttemptFailure failure) {
-        assert owned() : Thread.currentThread().getName() + " is not " + loop;
-        if (phase.isOver() || failed != attempt) {
-            return;
-        }
-        if (failure.verdict() != null) {
-            failed.server().failed(failure.verdict(), failed.startMillis());
-        }
-        boolean nothingSent = phase == Phase.CONNECTING
-                || failure.error() == ProxyError.UPSTREAM_TLS && body.onlyHeadWritten();
-        if (policy.allows(failure, !nothingSent, resendable(), answer.begun())) {
-            retryElsewhere(failure);
-        } else {
-            fail(failure.error(), failure.detail());
-        }
-    }
-
-    /** After the policy allowed it: the failed attempt is let go, the next server gets the request. */
-    private void retryElsewhere(AttemptFailure failure) {
-        UpstreamAttempt failed = attempt;
-        finishAttempt(false);
-        if (phase != Phase.CONNECTING) {
-            phase = phase.retry();
-        }
-        group.retried();
-        Recorder.infoRetried(request, route, failure, failed.server().authority());
-        if (!tryNextServer()) {
-            fail(failure.error(), failure.detail() + "; no other server to try");
-        }
-    }
-
-    /**
-     * The request may be sent once more after it went out: idempotent, and nothing but its head
-     * was sent ({@link RequestBody#onlyHeadWritten}).
-     */
-    private boolean resendable() {
-        return body.onlyHeadWritten() && request.method().isIdempotent();
-    }
-
 
     void onUpstreamClosed(UpstreamAttempt closed) {
-        assert owned() : Thread.currentThread().getName() + " is not " + loop;
+        assert loop.owned() : Thread.currentThread().getName() + " is not " + loop;
         if (phase.isOver()) {
             return;
         }
@@ -201,32 +146,29 @@ public final class Exchange {
         }
         Throwable tls = closed.stream().tlsFailure();
         if (tls != null && !phase.responseStarted()) {
-            onAttemptFailed(closed, AttemptFailure.tlsHandshake(closed.server().authority(), tls));
+            attempts.failed(closed, AttemptFailure.tlsHandshake(closed.server().authority(), tls));
             return;
         }
         if (phase == Phase.TUNNELLING) {
             phase = phase.completed();
-            finishAttempt(false);
+            attempts.finish(false);
             endExchange(false);
             return;
         }
         boolean headBegun = !phase.responseStarted() && closed.stream().headBegun();
-        if (!answer.begun() && !headBegun && policy.allowsStaleRetry(closed.reused(), resendable())) {
-            // The upstream closed an idle pooled connection as it was reused; nothing was
-            // answered, so the request goes once more to the same server, on a new connection.
-            retryFresh(closed);
+        if (!answer.begun() && !headBegun && attempts.retriedStale(closed)) {
             return;
         }
-        onAttemptFailed(closed, AttemptFailure.closed(phase.responseStarted(), headBegun));
+        attempts.failed(closed, AttemptFailure.closed(phase.responseStarted(), headBegun));
     }
 
     /** No progress before the deadline: what that means depends on where the exchange stands ({@link AttemptFailure#deadline}). */
     void onDeadline(UpstreamAttempt timed) {
-        assert owned() : Thread.currentThread().getName() + " is not " + loop;
+        assert loop.owned() : Thread.currentThread().getName() + " is not " + loop;
         AttemptFailure failure = AttemptFailure.deadline(phase, sender.paused(), group.responseTimeoutMillis(),
                 generation.stallTimeoutMillis());
         if (failure != null) {
-            onAttemptFailed(timed, failure);
+            attempts.failed(timed, failure);
         }
     }
 
@@ -238,7 +180,7 @@ public final class Exchange {
      * ClientStream#resumeReads()}: the upstream cannot take more yet.
      */
     public boolean onRequestBody(Buffer piece, boolean last) {
-        assert owned() : Thread.currentThread().getName() + " is not " + loop;
+        assert loop.owned() : Thread.currentThread().getName() + " is not " + loop;
         if (phase.isOver()) {
             Pieces.drop(piece);
             return true;
@@ -254,7 +196,7 @@ public final class Exchange {
         if (phase == Phase.CONNECTING) {
             return sender.hold(piece);
         }
-        boolean room = sender.send(attempt.stream(), piece, last, phase.responseStarted());
+        boolean room = sender.send(attempts.stream(), piece, last, phase.responseStarted());
         if (last) {
             phase = phase.requestSent();
         }
@@ -268,19 +210,19 @@ public final class Exchange {
 
     /** After a 101, bytes from the client for the upstream. False: stop reading until there is room. */
     public boolean onClientTunnelBytes(Buffer bytes) {
-        assert owned() : Thread.currentThread().getName() + " is not " + loop;
+        assert loop.owned() : Thread.currentThread().getName() + " is not " + loop;
         if (phase != Phase.TUNNELLING) {
             Pieces.drop(bytes);
             return true;
         }
-        return sender.relay(attempt.stream(), bytes);
+        return sender.relay(attempts.stream(), bytes);
     }
 
     /** After a 101, the client sends no more but still reads: the upstream's input ends too. */
     public void onClientInputEnded() {
-        assert owned() : Thread.currentThread().getName() + " is not " + loop;
+        assert loop.owned() : Thread.currentThread().getName() + " is not " + loop;
         if (phase == Phase.TUNNELLING) {
-            tunnel.clientInputEnded(client, attempt.stream());
+            tunnel.clientInputEnded(client, attempts.stream());
         }
     }
 
@@ -288,13 +230,13 @@ public final class Exchange {
 
     /** The response timeout keeps running: interim responses do not extend it, or an upstream could hold the exchange for ever. */
     boolean onInterimResponse(UpstreamAttempt from, ResponseHead head) {
-        assert owned() : Thread.currentThread().getName() + " is not " + loop;
+        assert loop.owned() : Thread.currentThread().getName() + " is not " + loop;
         return phase.isOver() || phase.responseStarted() || answer.interim(head);
     }
 
     boolean onResponseHead(UpstreamAttempt from, ResponseHead head, Buffer firstPiece) {
-        assert owned() : Thread.currentThread().getName() + " is not " + loop;
-        if (retriedOnStatus(from, head) || phase.isOver()) {
+        assert loop.owned() : Thread.currentThread().getName() + " is not " + loop;
+        if (phase.isOver() || attempts.retriedOnStatus(from, head)) {
             Pieces.drop(firstPiece);
             return true;
         }
@@ -306,30 +248,6 @@ public final class Exchange {
             return true;
         }
         return room;
-    }
-
-    /**
-     * The server's final response head has come. A status the group retries on (502, 503, 504)
-     * counts against the server's health, and when the request may be retried the response is
-     * dropped with its connection and the next server gets the request: true then, and for an
-     * exchange already over. Any other status is a success for the server's health.
-     */
-    private boolean retriedOnStatus(UpstreamAttempt from, ResponseHead head) {
-        if (phase.isOver()) {
-            return true;
-        }
-        RetryOn condition = RetryOn.ofStatus(head.status());
-        if (condition == null) {
-            from.server().succeeded(from.startMillis());
-            return false;
-        }
-        AttemptFailure failure = AttemptFailure.status(condition, head.status());
-        from.server().failed(failure.verdict(), from.startMillis());
-        if (policy.allows(failure, true, resendable(), answer.begun())) {
-            retryElsewhere(failure);
-            return true;
-        }
-        return false;
     }
 
     /** The final head to the client (with the first or last piece of its body), and the phase it leads to. */
@@ -349,20 +267,20 @@ public final class Exchange {
     }
 
     boolean onResponseBody(Buffer piece) {
-        assert owned() : Thread.currentThread().getName() + " is not " + loop;
+        assert loop.owned() : Thread.currentThread().getName() + " is not " + loop;
         if (phase.isOver()) {
             Pieces.drop(piece);
             return true;
         }
         // Progress: the next piece must come within idle-timeout, also while the client is too
         // slow to take this one (upstream reads stay paused and the deadline runs out).
-        attempt.stream().armDeadline(generation.stallTimeoutMillis());
+        attempts.stream().armDeadline(generation.stallTimeoutMillis());
         return answer.body(piece, phase == Phase.TUNNELLING);
     }
 
     /** After a 101, the upstream sends no more but still reads: the client's input ends too. */
     void onTunnelInputEnded(UpstreamAttempt from) {
-        assert owned() : Thread.currentThread().getName() + " is not " + loop;
+        assert loop.owned() : Thread.currentThread().getName() + " is not " + loop;
         if (phase == Phase.TUNNELLING) {
             tunnel.upstreamInputEnded(from.stream(), client);
         }
@@ -370,8 +288,8 @@ public final class Exchange {
 
     /** The response ends: its last bytes and the exchange's end are one step. */
     void onResponseEnd(UpstreamAttempt from, ResponseHead head, Buffer lastPiece, boolean reusable) {
-        assert owned() : Thread.currentThread().getName() + " is not " + loop;
-        if (head != null && retriedOnStatus(from, head) || phase.isOver()) {
+        assert loop.owned() : Thread.currentThread().getName() + " is not " + loop;
+        if (phase.isOver() || head != null && attempts.retriedOnStatus(from, head)) {
             Pieces.drop(lastPiece);
             return;
         }
@@ -382,7 +300,7 @@ public final class Exchange {
             answer.end(lastPiece);
         }
         phase = phase.completed();
-        finishAttempt(reusable && body.complete() && group.settings().pool().persistentConnections());
+        attempts.finish(reusable && body.complete() && group.settings().pool().persistentConnections());
         endExchange(answer.keepAlive());
     }
 
@@ -394,7 +312,7 @@ public final class Exchange {
      * be corrected). The upstream connection is never reused after an error.
      */
     void fail(ProxyError error, String detail) {
-        assert owned() : Thread.currentThread().getName() + " is not " + loop;
+        assert loop.owned() : Thread.currentThread().getName() + " is not " + loop;
         if (phase.isOver()) {
             return;
         }
@@ -413,8 +331,8 @@ public final class Exchange {
         if (local) {
             client.sendLocal(error, requestNumber, keep);
         }
-        finishAttempt(false);
-        warnFailed(error, requestNumber, detail);
+        attempts.finish(false);
+        Recorder.warnFailed(request, route, attempts.serversTried(), error, requestNumber, detail);
         endExchange(keep);
     }
 
@@ -424,7 +342,7 @@ public final class Exchange {
      * period ran out ({@link ProxyError#STOPPED}: the answer's status if it had begun, else 503).
      */
     public void onClientClosed() {
-        if (!onLoop(this::onClientClosed) || phase.isOver()) {
+        if (!loop.enter(this::onClientClosed) || phase.isOver()) {
             return;
         }
         boolean stopped = services.drain().isExpired();
@@ -435,25 +353,15 @@ public final class Exchange {
             answer.answeredLocally(CLIENT_CLOSED_STATUS);
         }
         phase = tunnel ? phase.completed() : phase.failed();
-        finishAttempt(false);
+        attempts.finish(false);
         if (!tunnel) {
             services.onError(stopped ? ProxyError.STOPPED : null);
             if (stopped) {
-                warnFailed(ProxyError.STOPPED, request.idNumber(), ProxyError.STOPPED.text);
+                Recorder.warnFailed(request, route, attempts.serversTried(), ProxyError.STOPPED, request.idNumber(),
+                        ProxyError.STOPPED.text);
             }
         }
         endExchange(false);
-    }
-
-    /** Lets the attempt in progress go: its connection back to the pool when {@code reusable}, else closed. */
-    private void finishAttempt(boolean reusable) {
-        UpstreamAttempt last = attempt;
-        if (last == null) {
-            return;
-        }
-        attempt = null;
-        last.abandon(reusable);
-        last.server().end();
     }
 
     /** Every exchange ends here once, whatever ended it. */
@@ -465,40 +373,9 @@ public final class Exchange {
         long firstByte = answer.firstByteNanos();
         long sentNanos = sender.sentNanos();
         long upstreamNanos = sentNanos < 0 ? -1 : (firstByte < 0 ? now : firstByte) - sentNanos;
-        services.recorder().exchange(route, policy.serversTried(), answer.status(), body.bytes(), answer.bytes(), upstreamNanos,
-                now - startNanos, request, generation);
+        services.recorder().exchange(route, attempts.serversTried(), answer.status(), body.bytes(), answer.bytes(),
+                upstreamNanos, now - startNanos, request, generation);
         sender.release();
         services.drain().exchangeEnded();
-    }
-
-    private void warnFailed(ProxyError error, long requestNumber, String detail) {
-        Recorder.warnFailed(request, route, policy.serversTried(), error, requestNumber, detail);
-    }
-
-    // ----------------------------------------------------------------- the loop
-
-    /** For assertions: {@code connection} is registered on the exchange's loop. */
-    boolean owns(org.glassfish.grizzly.Connection<?> connection) {
-        return loop == null || services.loops().of(connection) == loop;
-    }
-
-    /** For assertions: the caller runs on the exchange's loop, as everything on the forwarding path must. */
-    private boolean owned() {
-        return EventLoops.checkOwner(loop == null || loop.inLoop() || services.drain().isExpired());
-    }
-
-    /**
-     * True on the exchange's loop: the caller goes on. Elsewhere (the timer, a close asked by
-     * another thread, a connect completed on a selector while the loop is a worker lane), posts
-     * {@code again} to the loop and returns false. Past the stop's grace period the loops are
-     * being shut down and a task posted to one may never run: the calling thread ends what is
-     * left then (the stop's last moments are the one time two threads may meet here).
-     */
-    boolean onLoop(Runnable again) {
-        if (loop == null || loop.inLoop() || services.drain().isExpired()) {
-            return true;
-        }
-        loop.post(again);
-        return false;
     }
 }

@@ -112,7 +112,7 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
 
     @Override
     public void completed(Connection handed) {
-        if (!exchange.onLoop(() -> completed(handed))) {
+        if (!exchange.loop().enter(() -> completed(handed))) {
             return;
         }
         if (settled || !live) {
@@ -121,7 +121,7 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
             return;
         }
         settled = true;
-        assert EventLoops.checkOwner(exchange.owns(handed)) : "upstream connection on another loop than its exchange";
+        assert EventLoops.checkOwner(exchange.loop().owns(handed)) : "upstream connection on another loop than its exchange";
         if (!exchange.connecting(this)) {
             server.pool().discard(handed);
         } else if (!fresh && !exchange.request().method().isIdempotent() && UpstreamConnection.reusedButGone(handed)) {
@@ -129,7 +129,7 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
             // (the server died a moment ago): nothing is sent yet, so a new connection is asked
             // for instead, whose failure sends the request to the next server.
             server.pool().discard(handed);
-            exchange.retryFresh(this);
+            exchange.attempts().retryFresh(this);
         } else {
             stream = exchange.services().upstreamProtocol().bind(handed, server.pool(), this);
             exchange.onConnected(this);
@@ -138,14 +138,14 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
 
     @Override
     public void failed(Throwable error) {
-        if (!exchange.onLoop(() -> failed(error))) {
+        if (!exchange.loop().enter(() -> failed(error))) {
             return;
         }
         if (settled || !live) {
             return;
         }
         settled = true;
-        exchange.onConnectFailed(this, error);
+        exchange.attempts().failed(this, AttemptFailure.connect(error, server.pool(), fresh, waitedNanos()));
     }
 
     @Override
@@ -194,7 +194,7 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
 
     @Override
     public void onResponseEnd(UpstreamConnection from, ResponseHead head, Buffer lastPiece, boolean reusable) {
-        if (head == null && !exchange.onLoop(() -> onResponseEnd(from, null, lastPiece, reusable))) {
+        if (head == null && !exchange.loop().enter(() -> onResponseEnd(from, null, lastPiece, reusable))) {
             // A body delimited by the connection's close ends with the close event, which runs on
             // the thread that closed it (it carries no head to keep beyond the call).
             return;
@@ -221,13 +221,13 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
     @Override
     public void onInvalidResponse(UpstreamConnection from, Violation violation) {
         if (current(from)) {
-            exchange.onAttemptFailed(this, AttemptFailure.invalid(violation.text()));
+            exchange.attempts().failed(this, AttemptFailure.invalid(violation.text()));
         }
     }
 
     @Override
     public void onUpstreamClosed(UpstreamConnection from) {
-        if (!exchange.onLoop(() -> onUpstreamClosed(from))) {
+        if (!exchange.loop().enter(() -> onUpstreamClosed(from))) {
             return;
         }
         if (current(from)) {
@@ -237,7 +237,7 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
 
     @Override
     public void onDeadline(UpstreamConnection from) {
-        if (!exchange.onLoop(() -> onDeadline(from))) {
+        if (!exchange.loop().enter(() -> onDeadline(from))) {
             return;
         }
         // The timer cleared the deadline as it passed; set again while this waited for the loop,

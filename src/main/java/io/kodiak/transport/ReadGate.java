@@ -4,13 +4,16 @@ import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
 
 /**
- * Stops and restarts reads on one connection. The reading filter closes the gate with its
- * context (Grizzly reads nothing more from a connection whose read context is suspended); any
- * thread opens it again, and the filter then sees the context's message once more: the bytes it
- * had not taken yet, or none.
+ * Stops and restarts reads on one connection, client or upstream. The reading filter closes the
+ * gate with its context (Grizzly reads nothing more from a connection whose read context is
+ * suspended); the exchange opens it again, and the filter then sees the context's message once
+ * more: the bytes it had not taken yet, or none.
  *
  * <p>Opening may come first: the other side can make room between the moment the reader was told
  * to stop and the moment it closes the gate. The gate then stays open and the reader goes on.
+ *
+ * <p>No locks: every call comes on the loop that owns the connection (and its exchange). Only
+ * past the stop's grace period may the stopping thread meet a loop here, as it ends what is left.
  */
 public final class ReadGate {
     private FilterChainContext held;
@@ -22,45 +25,52 @@ public final class ReadGate {
      * opened meanwhile and the reader should go on.
      */
     public NextAction close(FilterChainContext ctx) {
-        synchronized (this) {
-            if (openedEarly) {
-                openedEarly = false;
-                return null;
-            }
-            NextAction suspend = ctx.getSuspendAction();
-            ctx.suspend();
-            held = ctx;
-            return suspend;
+        if (openedEarly) {
+            openedEarly = false;
+            return null;
         }
+        return hold(ctx);
+    }
+
+    /** Suspends the read whatever was opened before (a pipelined request waits for its turn); returns the suspend. */
+    public NextAction hold(FilterChainContext ctx) {
+        NextAction suspend = ctx.getSuspendAction();
+        ctx.suspend();
+        held = ctx;
+        return suspend;
+    }
+
+    /** A read is held. */
+    public boolean isClosed() {
+        return held != null;
     }
 
     /** Reads may go on: the held context runs the reader again with the bytes it kept. */
     public void open() {
-        FilterChainContext ctx;
-        synchronized (this) {
-            ctx = held;
-            held = null;
-            if (ctx == null) {
-                openedEarly = true;
-                return;
-            }
+        FilterChainContext ctx = take();
+        if (ctx == null) {
+            openedEarly = true;
+        } else {
+            ctx.resume();
         }
-        ctx.resume();
+    }
+
+    /** The held read, no longer held (the caller resumes or drops it); null when there was none. */
+    public FilterChainContext take() {
+        FilterChainContext ctx = held;
+        held = null;
+        return ctx;
     }
 
     /** For a new user of the connection: an early open left by the last one does not carry over. */
-    public synchronized void reset() {
+    public void reset() {
         openedEarly = false;
     }
 
-    /** The connection is gone: the held context is dropped with it. */
+    /** The connection is gone: the held context is dropped with it, its bytes back to their pool. */
     public void discard() {
-        FilterChainContext ctx;
-        synchronized (this) {
-            ctx = held;
-            held = null;
-            openedEarly = false;
-        }
+        FilterChainContext ctx = take();
+        openedEarly = false;
         if (ctx != null) {
             PooledBuffers.dropHeld(ctx);
         }
