@@ -3,6 +3,10 @@ package io.kodiak.client;
 import io.kodiak.exchange.Admission;
 import io.kodiak.exchange.Exchange;
 import io.kodiak.exchange.ProxyError;
+import io.kodiak.h1.HalfCloses;
+import io.kodiak.h2.ErrorCode;
+import io.kodiak.h2.Http2Connection;
+import io.kodiak.h2.Http2Peer;
 import io.kodiak.http.HttpViolationException;
 import io.kodiak.http.RequestHead;
 import io.kodiak.http.Violation;
@@ -20,6 +24,7 @@ import org.slf4j.LoggerFactory;
 import static io.kodiak.client.ClientState.BODY;
 import static io.kodiak.client.ClientState.CLOSING;
 import static io.kodiak.client.ClientState.DISCARD;
+import static io.kodiak.client.ClientState.H2;
 import static io.kodiak.client.ClientState.HEAD;
 import static io.kodiak.client.ClientState.TUNNEL;
 import static io.kodiak.client.ClientState.WAIT;
@@ -55,6 +60,8 @@ final class ClientConnection {
      * Only the reading thread touches it.
      */
     private Exchange unstarted;
+    /** Once the client opened with the HTTP/2 preface. */
+    private Http2Connection h2;
 
     ClientConnection(Connection<?> connection, ClientSettings settings, Admission admission, IdleClock idleClock) {
         this.connection = connection;
@@ -134,6 +141,7 @@ final class ClientConnection {
                 case DISCARD -> discard(buffer);
                 case WAIT -> holdUntilAnswered(ctx);
                 case TUNNEL -> relay(ctx, buffer, current);
+                case H2 -> h2.onRead(ctx);
                 case CLOSING -> ctx.getStopAction();
             };
             if (stop != null) {
@@ -143,6 +151,11 @@ final class ClientConnection {
     }
 
     private NextAction readHead(FilterChainContext ctx, Buffer buffer) {
+        if (requests == 0 && settings.http2() != null && !decoder.partial() && opensHttp2(buffer)) {
+            h2 = new Http2Connection(connection, settings.http2(), admission, new Peer());
+            state = state.to(H2);
+            return h2.onRead(ctx);
+        }
         long start = System.nanoTime();
         try {
             if (!decoder.readHead(buffer)) {
@@ -366,6 +379,9 @@ final class ClientConnection {
         }
         idleDeadline.close();
         state = state.to(CLOSING);
+        if (h2 != null) {
+            h2.onClosed();
+        }
         // The codec state is left as it is: the close may come in the middle of a read (a close
         // the read itself caused), and nothing reads it after the close.
         reads.discard();
@@ -381,6 +397,13 @@ final class ClientConnection {
      */
     void idleTimedOut() {
         if (!onLoop(this::idleTimedOut)) {
+            return;
+        }
+        if (state == H2) {
+            if (h2.idle()) {
+                h2.goAway(ErrorCode.NO_ERROR, "idle longer than idle-timeout");
+                closeNow();
+            }
             return;
         }
         boolean closing = state == CLOSING;
@@ -425,4 +448,66 @@ final class ClientConnection {
         return idleDeadline;
     }
 
+    /**
+     * "PRI " at the very start of the connection: the HTTP/2 preface (RFC 9113 §3.4), never an
+     * HTTP/1.1 request Kodiak would serve (PRI is refused with 501 when HTTP/2 is off).
+     */
+    private static boolean opensHttp2(Buffer buffer) {
+        int at = buffer.position();
+        return buffer.remaining() >= 4 && buffer.get(at) == 'P' && buffer.get(at + 1) == 'R'
+                && buffer.get(at + 2) == 'I' && buffer.get(at + 3) == ' ';
+    }
+
+    /** What the HTTP/2 connection needs of this one: identity, idle clock, close. */
+    private final class Peer implements Http2Peer {
+        @Override
+        public EventLoop loop() {
+            return ClientConnection.this.loop();
+        }
+
+        @Override
+        public String address() {
+            return stream.address();
+        }
+
+        @Override
+        public String tlsProtocol() {
+            return stream.tlsProtocol();
+        }
+
+        @Override
+        public boolean misdirected(String host) {
+            return stream.misdirected(host);
+        }
+
+        @Override
+        public void idle(boolean idle) {
+            if (idle) {
+                idleClock.start(ClientConnection.this);
+            } else {
+                idleClock.stop(ClientConnection.this);
+            }
+        }
+
+        @Override
+        public void close() {
+            if (state != CLOSING) {
+                closeNow();
+            }
+        }
+
+        @Override
+        public void linger() {
+            if (state == CLOSING) {
+                return;
+            }
+            if (HalfCloses.possible(connection)) {
+                HalfCloses.shutdownOutput(connection);
+                // Bounded: a client that neither sends nor closes is closed after idle-timeout.
+                idleClock.start(ClientConnection.this);
+            } else {
+                closeNow();
+            }
+        }
+    }
 }

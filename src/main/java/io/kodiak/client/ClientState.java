@@ -5,6 +5,7 @@ package io.kodiak.client;
  * diagram does not draw is a bug and throws.
  *
  * <pre>
+ *   HEAD --the HTTP/2 preface, first thing on the connection--> H2 --closed--> CLOSING
  *   HEAD --head read--> BODY (a body follows) | WAIT (none) | CLOSING (refused, closes) | DISCARD (refused, body skipped)
  *   BODY --body read--> WAIT        BODY --exchange ended first--> DISCARD | CLOSING     BODY --101--> TUNNEL
  *   WAIT --exchange ended--> HEAD | CLOSING      WAIT --101--> TUNNEL --either side closed--> CLOSING
@@ -27,6 +28,8 @@ enum ClientState {
     WAIT,
     /** After a 101: bytes go to the exchange as they come. */
     TUNNEL,
+    /** The client opened with the HTTP/2 preface: its bytes are frames, for its {@code h2.Http2Connection}. */
+    H2,
     /** Closing once what was written is out; nothing read is handled any more. */
     CLOSING;
 
@@ -40,11 +43,11 @@ enum ClientState {
 
     private boolean allows(ClientState next) {
         return next == CLOSING || switch (this) {
-            case HEAD -> next == BODY || next == WAIT || next == DISCARD;
+            case HEAD -> next == BODY || next == WAIT || next == DISCARD || next == H2;
             case BODY -> next == WAIT || next == DISCARD || next == TUNNEL;
             case WAIT -> next == HEAD || next == TUNNEL;
             case DISCARD -> next == HEAD;
-            case TUNNEL, CLOSING -> false;
+            case TUNNEL, H2, CLOSING -> false;
         };
     }
 }

@@ -42,6 +42,11 @@ final class RequestDecoder {
         return true;
     }
 
+    /** Part of a head was read and the rest is awaited. */
+    boolean partial() {
+        return heads.isPartial();
+    }
+
     RequestHead head() {
         return head;
     }

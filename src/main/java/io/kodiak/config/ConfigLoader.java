@@ -118,10 +118,19 @@ public final class ConfigLoader {
         ClientHalfClose halfClose = keys.choice("proxy.listener.client-half-close", ClientHalfClose::parse,
                 ClientHalfClose.allNames(), ClientHalfClose.ABORT.configName(), ClientHalfClose.ABORT);
 
+        boolean http2 = keys.bool("proxy.listener.http2");
+        ProxyConfig.Http2 http2Settings = new ProxyConfig.Http2(
+                keys.intInRange("proxy.listener.http2-settings.max-concurrent-streams", 1, 10_000,
+                        "a stream count from 1 to 10000"),
+                (int) keys.size("proxy.listener.http2-settings.initial-window-size", 65_535, Integer.MAX_VALUE,
+                        "a size from 65535 (HTTP/2's default) to 2147483647, e.g. 1m"),
+                (int) keys.size("proxy.listener.http2-settings.max-frame-size", 16_384, 16_777_215,
+                        "a size from 16384 to 16777215 (RFC 9113's bounds)"));
+
         ProxyConfig.Listener listener = new ProxyConfig.Listener(host, port,
                 selectors == 0 ? cores : selectors, workers == 0 ? cores * 2 : workers, strategy,
                 persistent, idle, maxRequests, (int) headerSize, bodySize, maxConnections, halfClose,
-                new TlsReader(keys, warnings).read("proxy.listener.tls"));
+                new TlsReader(keys, warnings).read("proxy.listener.tls"), http2 ? http2Settings : null);
 
         ProxyConfig.Upstream upstream = new ProxyConfig.Upstream(
                 keys.bool("proxy.upstream.persistent-connections"),

@@ -48,12 +48,16 @@ public record ProxyConfig(Listener listener, List<Endpoint> moreListeners, List<
     /**
      * Client-facing side. {@code maxBodySize} is -1 when unlimited; thread counts are resolved (never 0);
      * {@code maxConnections} 0 is resolved when the proxy starts, from the open-file limit (ConnectionBudget);
-     * {@code tls} is null for plain HTTP.
+     * {@code tls} is null for plain HTTP; {@code http2} null when HTTP/2 is off.
      */
     public record Listener(String host, int port, int selectorThreads, int workerThreads, IoStrategyName ioStrategy,
                            boolean persistentConnections, Duration idleTimeout, int maxRequestsPerConnection,
                            int maxHeaderSize, long maxBodySize, int maxConnections, ClientHalfClose clientHalfClose,
-                           TlsSettings tls) {
+                           TlsSettings tls, Http2 http2) {
+    }
+
+    /** proxy.listener.http2-settings: what each HTTP/2 connection announces (its max header list: max-header-size). */
+    public record Http2(int maxConcurrentStreams, int initialWindowSize, int maxFrameSize) {
     }
 
     /** {@code tls}: how https:// servers are spoken to. */

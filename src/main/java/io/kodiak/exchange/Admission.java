@@ -136,7 +136,7 @@ public final class Admission {
         Route route = decision.route();
         boolean upgrade = head.asksUpgrade() && route.upgrade();
         Exchange exchange = new Exchange(services, decision.generation(), client, head,
-                ForwardedRequest.of(head, upgrade, client.address(), client.tlsProtocol(), decision), route,
+                ForwardedRequest.of(head, upgrade, client.protocol(head), client.address(), client.tlsProtocol(), decision), route,
                 decision.target());
         services.drain().exchangeStarted();
         return exchange;

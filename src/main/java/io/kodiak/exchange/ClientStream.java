@@ -1,5 +1,6 @@
 package io.kodiak.exchange;
 
+import io.kodiak.http.RequestHead;
 import io.kodiak.http.ResponseHead;
 import io.kodiak.loop.EventLoop;
 import io.kodiak.routing.HeaderRules;
@@ -33,6 +34,11 @@ public interface ClientStream extends StreamSide {
      * §15.5.20, 421 Misdirected Request).
      */
     boolean misdirected(String host);
+
+    /** The protocol the request came in, as the access log names it ($server_protocol). */
+    default String protocol(RequestHead head) {
+        return head.isHttp11() ? "HTTP/1.1" : "HTTP/1.0";
+    }
 
     /** May the stream's connection carry another request after this one (listener settings, max requests)? */
     boolean mayKeepAlive();

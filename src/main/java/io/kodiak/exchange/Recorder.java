@@ -24,7 +24,7 @@ final class Recorder {
         if (AccessLog.enabled()) {
             AccessLogFormat format = generation.accessLog();
             AccessLog.record(format, new AccessLogEntry(System.currentTimeMillis(), request.clientAddress(),
-                    request.methodName(), request.path(), request.query(), protocol(request.http11()), status, bytesIn,
+                    request.methodName(), request.path(), request.query(), request.protocol(), status, bytesIn,
                     bytesOut, servers, upstreamNanos, totalNanos, request.tlsProtocol(),
                     format.uses(AccessLogFormat.Variable.REQUEST_ID) ? request.requestId() : null, request.host(),
                     ForwardedRequest.scheme(request.tlsProtocol()), route.name(), request.loggedHeaders()));
@@ -46,15 +46,11 @@ final class Recorder {
             String tls = client.tlsProtocol();
             AccessLog.record(format, new AccessLogEntry(System.currentTimeMillis(), client.address(),
                     head == null ? null : head.methodName(), head == null ? null : head.path(),
-                    head == null ? null : head.query(), head == null ? null : protocol(head.isHttp11()), error.status,
+                    head == null ? null : head.query(), head == null ? null : client.protocol(head), error.status,
                     0, 0, null, -1, elapsedNanos, tls, requestId, decision == null ? null : decision.host(),
                     ForwardedRequest.scheme(tls), route == null ? null : route.name(),
                     LoggedHeaders.of(head, format)));
         }
-    }
-
-    private static String protocol(boolean http11) {
-        return http11 ? "HTTP/1.1" : "HTTP/1.0";
     }
 
     /** The one WARN line of a failed exchange, in kodiak.log (under the Exchange logger, as operators filter it). */

@@ -17,13 +17,11 @@ public final class LocalAnswer {
     }
 
     /**
-     * The whole response for {@code error}, with what exactly was wrong after the reason when
-     * known. The answer to HEAD has no body. A 5xx answer names the request id of {@code
-     * requestNumber} (0: none), so that a user's report can be found in the logs;
-     * {@code retryAfterSeconds} > 0 adds Retry-After (a 429's).
+     * The text/plain body of the answer for {@code error}, whatever protocol carries it: the status
+     * and what it means, what exactly was wrong when known, and for a 5xx the request id of {@code
+     * requestNumber} (0: none).
      */
-    public static Buffer of(ProxyError error, String detail, boolean headRequest, Persistence persistence,
-                            long requestNumber, long retryAfterSeconds, MemoryManager memory) {
+    public static byte[] body(ProxyError error, String detail, long requestNumber) {
         StringBuilder text = new StringBuilder(96).append(error.status).append(' ').append(error.text);
         if (detail != null) {
             text.append(": ").append(detail);
@@ -32,7 +30,18 @@ public final class LocalAnswer {
         if (requestNumber != 0 && error.status >= 500) {
             text.append("request id: ").append(RequestIds.format(requestNumber)).append('\n');
         }
-        byte[] bodyBytes = text.toString().getBytes(StandardCharsets.UTF_8);
+        return text.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The whole response for {@code error}, with what exactly was wrong after the reason when
+     * known. The answer to HEAD has no body. A 5xx answer names the request id of {@code
+     * requestNumber} (0: none), so that a user's report can be found in the logs;
+     * {@code retryAfterSeconds} > 0 adds Retry-After (a 429's).
+     */
+    public static Buffer of(ProxyError error, String detail, boolean headRequest, Persistence persistence,
+                            long requestNumber, long retryAfterSeconds, MemoryManager memory) {
+        byte[] bodyBytes = body(error, detail, requestNumber);
         StringBuilder head = new StringBuilder(192)
                 .append("HTTP/1.1 ").append(error.status).append(' ').append(error.reason).append("\r\n")
                 .append("Content-Type: text/plain; charset=utf-8\r\n")

@@ -33,6 +33,11 @@ public final class HeadWriter {
         return writer;
     }
 
+    /** What was written so far, as text (one char per byte). */
+    public String text() {
+        return new String(bytes, 0, length, java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+
     public HeadWriter bytes(byte[] source, int from, int to) {
         int n = to - from;
         ensure(n);

@@ -2,6 +2,7 @@ package io.kodiak.listener;
 
 import io.kodiak.client.ClientFilter;
 import io.kodiak.client.ClientSettings;
+import io.kodiak.h2.Http2Settings;
 import io.kodiak.client.IdleClock;
 import io.kodiak.config.ClientHalfClose;
 import io.kodiak.config.ProxyConfig;
@@ -93,7 +94,9 @@ final class Binding {
         return new ClientSettings(settings.maxHeaderSize(), settings.persistentConnections(),
                 settings.maxRequestsPerConnection(), Math.max(1, settings.idleTimeout().toSeconds()) * 1000L,
                 settings.clientHalfClose() == ClientHalfClose.ANSWER,
-                endpoint.tls() != null, CertificateNames.of(endpoint.tls()));
+                endpoint.tls() != null, CertificateNames.of(endpoint.tls()),
+                settings.http2() == null ? null : new Http2Settings(settings.http2().maxConcurrentStreams(),
+                        settings.http2().initialWindowSize(), settings.http2().maxFrameSize(), settings.maxHeaderSize()));
     }
 
     /** Loaded when the configuration was read; a file changed since then and broken now is named here. */

@@ -174,6 +174,18 @@ public final class HeaderRules {
         }
     }
 
+    /**
+     * The set and add lines as name and value, each value with this exchange's variables (for a
+     * protocol that does not write field lines: HTTP/2's HPACK). Names as configured.
+     */
+    public void forEachAppended(HeaderVariable.Values values, java.util.function.BiConsumer<String, String> to) {
+        for (Line line : appended) {
+            HeadWriter value = new HeadWriter(64);
+            line.value().writeTo(value, values);
+            to.accept(new String(line.name(), java.nio.charset.StandardCharsets.ISO_8859_1), value.text());
+        }
+    }
+
     /** True when some appended value uses {@code variable}. */
     public boolean uses(HeaderVariable variable) {
         for (Line line : appended) {

@@ -50,6 +50,15 @@ public final class Patterns {
         return sha256(stream(length));
     }
 
+    /** The first {@code length} bytes of the pattern, in an array. */
+    public static byte[] bytes(int length) {
+        try {
+            return stream(length).readAllBytes();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     public static String hex(byte[] bytes) {
         StringBuilder s = new StringBuilder(bytes.length * 2);
         for (byte b : bytes) {

@@ -1,0 +1,392 @@
+package io.kodiak.h2;
+
+import io.kodiak.support.H2Client;
+import io.kodiak.support.Patterns;
+import io.kodiak.support.ProxyHarness;
+import io.kodiak.support.TestUpstream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * HTTP/2 clients (h2c, prior knowledge) through Kodiak to an HTTP/1.1 upstream, on raw frames:
+ * what the upstream receives, what the client gets back, flow control, and each defence, with the
+ * connection still serving the next stream where the RFC says it must.
+ */
+class Http2ClientSideTest {
+    private static final int PROTOCOL_ERROR = 0x1, FLOW_CONTROL_ERROR = 0x3, FRAME_SIZE_ERROR = 0x6,
+            REFUSED_STREAM = 0x7, ENHANCE_YOUR_CALM = 0xb, NO_ERROR = 0x0;
+    private static TestUpstream upstream;
+    private static ProxyHarness proxy;
+
+    @BeforeAll
+    static void start() throws Exception {
+        upstream = TestUpstream.start();
+        proxy = ProxyHarness.start("""
+                proxy.listener.http2-settings.max-concurrent-streams = 100
+                proxy.routes = [
+                  { prefix = "/h/", upstream = "%s" }
+                  { prefix = "/echo", upstream = "%s" }
+                  { prefix = "/digest", upstream = "%s" }
+                  { prefix = "/bytes/", upstream = "%s" }
+                  { prefix = "/hold", upstream = "%s" }
+                ]
+                """.formatted(upstream.url("/headers/"), upstream.url("/echo"), upstream.url("/digest"),
+                upstream.url("/bytes/"), upstream.url("/hold")));
+    }
+
+    @AfterAll
+    static void stop() {
+        proxy.close();
+        upstream.close();
+    }
+
+    @Test
+    void aGetReachesTheHttp11UpstreamWithHostFromItsAuthority() throws Exception {
+        try (H2Client client = H2Client.connect(proxy.port())) {
+            H2Client.Response response = client.response(client.request("GET", "/h/x?q=1", null,
+                    "accept", "text/plain", "cookie", "a=1", "cookie", "b=2"));
+            assertEquals(200, response.status());
+            String seen = response.bodyText();
+            assertTrue(seen.startsWith("GET /headers/x?q=1\n"), seen);
+            assertTrue(seen.contains("\nhost: 127.0.0.1:"), "Host is the upstream's, as for HTTP/1.1: " + seen);
+            assertTrue(seen.contains("\ncookie: a=1; b=2\n"), "cookies joined (RFC 9113 §8.2.3): " + seen);
+            assertTrue(seen.contains("\naccept: text/plain\n"), seen);
+            assertFalse(response.headers().containsKey("connection"), response.headers().toString());
+            assertFalse(response.headers().containsKey("keep-alive"), response.headers().toString());
+            assertFalse(response.headers().containsKey("x-drop-me"), "named by Connection: " + response.headers());
+            assertEquals("kept", response.headers().get("x-end-to-end"));
+            assertEquals(String.valueOf(response.body().length), response.headers().get("content-length"));
+        }
+    }
+
+    @Test
+    void bodiesGoUpWithAndWithoutALengthAndComeBackWhole() throws Exception {
+        byte[] body = Patterns.bytes(300_000);
+        try (H2Client client = H2Client.connect(proxy.port())) {
+            H2Client.Response sized = client.response(client.request("POST", "/echo", body,
+                    "content-length", String.valueOf(body.length), "content-type", "application/octet-stream"));
+            assertEquals(200, sized.status());
+            assertArrayEquals(body, sized.body());
+            // No length: the upstream gets it chunked.
+            H2Client.Response unsized = client.response(client.request("POST", "/digest", body));
+            assertEquals(200, unsized.status());
+            assertEquals("sha256=" + Patterns.hex(MessageDigest.getInstance("SHA-256").digest(body))
+                    + " bytes=" + body.length, unsized.bodyText());
+        }
+    }
+
+    @Test
+    void aLargeResponseFlowsAsTheClientOpensItsWindow() throws Exception {
+        int size = 3 * 1024 * 1024;
+        try (H2Client client = H2Client.connect(proxy.port())) {
+            H2Client.Response response = client.response(client.request("GET", "/bytes/" + size, null));
+            assertEquals(200, response.status());
+            assertArrayEquals(Patterns.bytes(size), response.body());
+        }
+    }
+
+    @Test
+    void aClientThatOpensNoWindowGetsNoMoreThanItAllowed() throws Exception {
+        try (H2Client client = H2Client.connect(proxy.port())) {
+            client.autoWindow(false);
+            int stream = client.request("GET", "/bytes/200000", null);
+            int received = 0;
+            // The default windows: 65,535 bytes on the stream and on the connection.
+            while (received < 65_535) {
+                H2Client.Frame frame = client.readFrame();
+                if (frame.type() == H2Client.DATA) {
+                    received += frame.payload().length;
+                }
+            }
+            assertEquals(65_535, received);
+            client.frame(H2Client.PING, 0, 0, new byte[8]);
+            H2Client.Frame next = client.readFrame();
+            assertEquals(H2Client.PING, next.type(), "no DATA beyond the window: " + next);
+            byte[] more = ByteBuffer.allocate(4).putInt(200_000).array();
+            client.frame(H2Client.WINDOW_UPDATE, 0, 0, more);
+            client.frame(H2Client.WINDOW_UPDATE, 0, stream, more);
+            H2Client.Response rest = client.response(stream);
+            assertEquals(200_000 - 65_535, rest.body().length);
+        }
+    }
+
+    @Test
+    void aHundredConcurrentStreamsOnOneConnection() throws Exception {
+        try (H2Client client = H2Client.connect(proxy.port())) {
+            List<Integer> streams = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                streams.add(client.request("GET", "/h/s" + i, null));
+            }
+            for (int i = 0; i < 100; i++) {
+                H2Client.Response response = client.response(streams.get(i));
+                assertEquals(200, response.status());
+                assertTrue(response.bodyText().startsWith("GET /headers/s" + i + "\n"), response.bodyText());
+            }
+        }
+    }
+
+    @Test
+    void noRouteIsKodiaksOwnAnswerOnTheStream() throws Exception {
+        try (H2Client client = H2Client.connect(proxy.port())) {
+            H2Client.Response response = client.response(client.request("GET", "/nowhere", null));
+            assertEquals(404, response.status());
+            assertTrue(response.bodyText().startsWith("404 no route"), response.bodyText());
+            assertEquals(200, client.response(client.request("GET", "/h/next", null)).status());
+        }
+    }
+
+    @Test
+    void malformedRequestsResetTheirStreamAndTheConnectionGoesOn() throws Exception {
+        try (H2Client client = H2Client.connect(proxy.port())) {
+            String[][] malformed = {
+                    {":method", "GET", ":scheme", "http", ":path", "/h/a", ":authority", "x", "Upper", "1"},
+                    {":method", "GET", ":scheme", "http", ":path", "/h/a", ":authority", "x", "connection", "close"},
+                    {":method", "GET", ":scheme", "http", ":path", "/h/a", ":authority", "x", "transfer-encoding", "chunked"},
+                    {":method", "GET", ":scheme", "http", ":path", "/h/a", ":authority", "x", "te", "gzip"},
+                    {":method", "GET", ":scheme", "http", ":path", "/h/a", ":authority", "x", "x-a", "b\r\nx-smuggled: 1"},
+                    {":method", "GET", ":scheme", "http", ":authority", "x"},
+                    {":method", "GET", ":scheme", "http", ":path", "/h/a b", ":authority", "x"},
+                    {":method", "GET", ":path", "/h/a", ":scheme", "http", ":authority", "x", "host", "other"},
+                    {"x-a", "1", ":method", "GET", ":scheme", "http", ":path", "/h/a", ":authority", "x"},
+            };
+            for (String[] fields : malformed) {
+                int stream = client.headers(H2Client.literalBlock(fields), true);
+                H2Client.Response response = client.response(stream);
+                assertEquals(PROTOCOL_ERROR, response.reset(), String.join(" ", fields));
+            }
+            assertEquals(200, client.response(client.request("GET", "/h/after", null)).status());
+        }
+    }
+
+    @Test
+    void dataThatDisagreesWithContentLengthResetsTheStream() throws Exception {
+        try (H2Client client = H2Client.connect(proxy.port())) {
+            int stream = client.nextStreamId();
+            client.headers(client.requestBlock("POST", "/echo", "x", "content-length", "3"), false);
+            client.sendData(stream, "four".getBytes(StandardCharsets.US_ASCII), true);
+            assertEquals(PROTOCOL_ERROR, client.response(stream).reset());
+            assertEquals(200, client.response(client.request("GET", "/h/after", null)).status());
+        }
+    }
+
+    @Test
+    void headersOverMaxHeaderSizeGet431() throws Exception {
+        try (H2Client client = H2Client.connect(proxy.port())) {
+            H2Client.Response response = client.response(client.request("GET", "/h/big", null, "x-big", "a".repeat(9000)));
+            assertEquals(431, response.status());
+            assertEquals(200, client.response(client.request("GET", "/h/after", null)).status());
+        }
+    }
+
+    @Test
+    void aContinuationFloodEndsTheConnection() throws Exception {
+        try (H2Client client = H2Client.connect(proxy.port())) {
+            int stream = client.nextStreamId();
+            byte[] start = client.requestBlock("GET", "/h/a", "x");
+            client.frame(H2Client.HEADERS, 0, stream, start);
+            byte[] filler = H2Client.literalBlock("x-f", "a".repeat(1000));
+            try {
+                for (int i = 0; i < 40; i++) {
+                    client.frame(H2Client.CONTINUATION, 0, stream, filler);
+                }
+            } catch (java.io.IOException closed) {
+                // the server closed as soon as the block passed its bound
+            }
+            assertTrue(client.closedByServer());
+            assertNotNull(client.goAway);
+            assertEquals(ENHANCE_YOUR_CALM, client.goAway.errorCode());
+        }
+    }
+
+    @Test
+    void rapidResetEndsTheConnection() throws Exception {
+        try (H2Client client = H2Client.connect(proxy.port())) {
+            byte[] cancel = ByteBuffer.allocate(4).putInt(0x8).array();
+            try {
+                for (int i = 0; i < 400; i++) {
+                    int stream = client.request("GET", "/hold", null);
+                    client.frame(H2Client.RST_STREAM, 0, stream, cancel);
+                }
+            } catch (java.io.IOException closed) {
+                // the server closed once the resets passed their bound
+            }
+            assertTrue(client.closedByServer());
+            assertNotNull(client.goAway);
+            assertEquals(ENHANCE_YOUR_CALM, client.goAway.errorCode());
+        }
+    }
+
+    @Test
+    void pingIsAnsweredAndAPingFloodEndsTheConnection() throws Exception {
+        try (H2Client client = H2Client.connect(proxy.port())) {
+            byte[] data = "12345678".getBytes(StandardCharsets.US_ASCII);
+            client.frame(H2Client.PING, 0, 0, data);
+            H2Client.Frame ack = client.until(H2Client.PING);
+            assertEquals(H2Client.ACK, ack.flags());
+            assertArrayEquals(data, ack.payload());
+            try {
+                for (int i = 0; i < 5000; i++) {
+                    client.frame(H2Client.PING, 0, 0, data);
+                }
+            } catch (java.io.IOException closed) {
+                // the server closed once the pings passed their bound
+            }
+            assertTrue(client.closedByServer());
+            assertEquals(ENHANCE_YOUR_CALM, client.goAway.errorCode());
+        }
+    }
+
+    @Test
+    void aFrameOverMaxFrameSizeEndsTheConnection() throws Exception {
+        try (H2Client client = H2Client.connect(proxy.port())) {
+            int stream = client.nextStreamId();
+            client.headers(client.requestBlock("POST", "/echo", "x"), false);
+            client.frame(H2Client.DATA, 0, stream, new byte[16_385]);
+            assertTrue(client.closedByServer());
+            assertEquals(FRAME_SIZE_ERROR, client.goAway.errorCode());
+        }
+    }
+
+    @Test
+    void aStreamWhoseUpstreamDoesNotReadGetsNoWindowAndOverrunningItIsAFlowControlError() throws Exception {
+        try (java.net.ServerSocket deaf = new java.net.ServerSocket()) {
+            deaf.setReceiveBufferSize(4096);
+            deaf.bind(new java.net.InetSocketAddress("127.0.0.1", 0));
+            List<java.net.Socket> accepted = java.util.Collections.synchronizedList(new ArrayList<>());
+            Thread acceptor = new Thread(() -> {
+                try {
+                    accepted.add(deaf.accept());
+                } catch (java.io.IOException ignored) {
+                    // closed at the end
+                }
+            });
+            acceptor.start();
+            try (ProxyHarness toDeaf = ProxyHarness.forUpstream("http://127.0.0.1:" + deaf.getLocalPort() + "/", "");
+                 H2Client client = H2Client.connect(toDeaf.port())) {
+                int stream = client.nextStreamId();
+                client.headers(client.requestBlock("POST", "/up", "x"), false);
+                byte[] piece = new byte[16_384];
+                int reset = -1;
+                // The upstream reads nothing: once its socket and Kodiak's queue are full, the
+                // stream's window stays shut, and a client that sends on regardless overruns it.
+                for (int sent = 0; sent < 64 << 20 && reset < 0; sent += piece.length) {
+                    client.frame(H2Client.DATA, 0, stream, piece);
+                    if (client.available()) {
+                        H2Client.Frame frame = client.readFrame();
+                        if (frame.type() == H2Client.RST_STREAM && frame.stream() == stream) {
+                            reset = frame.errorCode();
+                        }
+                    }
+                }
+                if (reset < 0) {
+                    reset = client.response(stream).reset();
+                }
+                assertEquals(FLOW_CONTROL_ERROR, reset);
+            } finally {
+                for (java.net.Socket socket : accepted) {
+                    socket.close();
+                }
+            }
+        }
+    }
+
+    @Test
+    void theFirstFrameMustBeSettings() throws Exception {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", proxy.port())) {
+            socket.setSoTimeout(5000);
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.write(new byte[]{0, 0, 8, 6, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8});
+            socket.getOutputStream().write(out.toByteArray());
+            byte[] all = socket.getInputStream().readAllBytes();
+            // SETTINGS, WINDOW_UPDATE, then GOAWAY PROTOCOL_ERROR, then the close.
+            int at = 0;
+            int lastType = -1;
+            int code = -1;
+            while (at + 9 <= all.length) {
+                int length = (all[at] & 0xff) << 16 | (all[at + 1] & 0xff) << 8 | all[at + 2] & 0xff;
+                lastType = all[at + 3];
+                if (lastType == H2Client.GOAWAY) {
+                    code = ByteBuffer.wrap(all, at + 13, 4).getInt();
+                }
+                at += 9 + length;
+            }
+            assertEquals(H2Client.GOAWAY, lastType);
+            assertEquals(PROTOCOL_ERROR, code);
+        }
+    }
+
+    @Test
+    void streamsOverMaxConcurrentStreamsAreRefused() throws Exception {
+        try (H2Client client = H2Client.connect(proxy.port())) {
+            assertEquals(100, client.serverSettings.get(0x3));
+            List<Integer> held = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                held.add(client.request("GET", "/hold", null));
+            }
+            int refused = client.request("GET", "/h/one-too-many", null);
+            assertEquals(REFUSED_STREAM, client.response(refused).reset());
+            byte[] cancel = ByteBuffer.allocate(4).putInt(0x8).array();
+            for (int stream : held) {
+                client.frame(H2Client.RST_STREAM, 0, stream, cancel);
+            }
+            assertEquals(200, client.response(client.request("GET", "/h/after", null)).status());
+        }
+    }
+
+    @Test
+    void withHttp2OffThePrefaceIsAnHttp11RequestRefused() throws Exception {
+        try (ProxyHarness off = ProxyHarness.forUpstream(upstream.url("/headers/"), "proxy.listener.http2 = false\n");
+             java.net.Socket socket = new java.net.Socket("127.0.0.1", off.port())) {
+            socket.setSoTimeout(5000);
+            socket.getOutputStream().write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+            assertTrue(answer.startsWith("HTTP/1.1 505") || answer.startsWith("HTTP/1.1 501"), answer);
+        }
+    }
+
+    @Test
+    void theAccessLogSaysHttp2ForRelayedAndRefusedRequests() throws Exception {
+        List<String> lines;
+        try (io.kodiak.support.AccessLogLines log = new io.kodiak.support.AccessLogLines()) {
+            ProxyHarness logged = ProxyHarness.start("""
+                    proxy.access-log.format = "$server_protocol $status $request_uri"
+                    proxy.routes = [ { prefix = "/h/", upstream = "%s" } ]
+                    """.formatted(upstream.url("/headers/")));
+            try (H2Client client = H2Client.connect(logged.port())) {
+                assertEquals(200, client.response(client.request("GET", "/h/logged", null)).status());
+                assertEquals(404, client.response(client.request("GET", "/unrouted", null)).status());
+            } finally {
+                logged.close();
+            }
+            lines = log.lines();
+        }
+        assertTrue(lines.contains("HTTP/2.0 200 /h/logged"), lines.toString());
+        assertTrue(lines.contains("HTTP/2.0 404 /unrouted"), lines.toString());
+    }
+
+    @Test
+    void curlWithPriorKnowledgeGetsItsAnswer() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(new java.io.File("/usr/bin/curl").canExecute(), "curl not installed");
+        Process curl = new ProcessBuilder("curl", "-s", "--http2-prior-knowledge", "-w", "\n%{http_version} %{http_code}",
+                "--data-binary", "hello over h2", "-H", "content-type: text/plain",
+                "http://127.0.0.1:" + proxy.port() + "/echo").redirectErrorStream(true).start();
+        String out = new String(curl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, curl.waitFor());
+        assertEquals("hello over h2\n2 200", out);
+    }
+}
