@@ -60,7 +60,7 @@ final class Binding {
         if (endpoint.tls() != null) {
             // TLS under Kodiak's codec: the codec reads and writes plain bytes either way.
             tls = sameTls != null ? sameTls.tls : serverTls(endpoint);
-            builder.add(tls.filter(wiring.tlsObserver()));
+            builder.add(tls.filter(wiring.tlsObserver(), client.http2() != null));
             // The same files, the same watch: it knows what it last read, so a certificate
             // rewritten just before the reload is still seen as changed.
             certificates = sameTls != null ? sameTls.certificates : new CertificateWatch(tls, endpoint.tls(), wiring.timers());

@@ -152,9 +152,12 @@ public final class ServerTls {
         keys.replace(entries);
     }
 
-    /** A new filter for a listener's chain (right after the TransportFilter); {@code observer} hears each handshake. */
-    public SSLFilter filter(TlsObserver observer) {
-        SSLEngineConfigurator engines = new Engines(context, settings);
+    /**
+     * A new filter for a listener's chain (right after the TransportFilter); {@code observer} hears
+     * each handshake. {@code http2}: ALPN offers h2 before http/1.1.
+     */
+    public SSLFilter filter(TlsObserver observer, boolean http2) {
+        SSLEngineConfigurator engines = new Engines(context, settings, http2);
         Handshakes handshakes = new Handshakes("client", observer);
         SSLFilter filter = new ReusingSslFilter(engines, null) {
             @Override
@@ -217,12 +220,16 @@ public final class ServerTls {
 
     /** Applies the protocols, suites, ALPN and client-auth setting to every engine it makes. */
     private static final class Engines extends SSLEngineConfigurator {
+        private static final String[] H2_THEN_HTTP11 = {"h2", "http/1.1"};
+        private static final String[] HTTP11 = {"http/1.1"};
         private final TlsSettings settings;
+        private final boolean http2;
 
-        Engines(SSLContext context, TlsSettings settings) {
+        Engines(SSLContext context, TlsSettings settings, boolean http2) {
             super(context, false, settings.clientAuth() == TlsSettings.ClientAuth.REQUIRED,
                     settings.clientAuth() == TlsSettings.ClientAuth.OPTIONAL);
             this.settings = settings;
+            this.http2 = http2;
             setEnabledProtocols(settings.protocols().toArray(String[]::new));
             setEnabledCipherSuites(settings.ciphers().toArray(String[]::new));
         }
@@ -231,7 +238,8 @@ public final class ServerTls {
         public SSLEngine configure(SSLEngine engine) {
             super.configure(engine);
             SSLParameters parameters = engine.getSSLParameters();
-            parameters.setApplicationProtocols(new String[] {"http/1.1"});
+            // A client that picks h2 opens with the HTTP/2 preface, which the client filter reads.
+            parameters.setApplicationProtocols(http2 ? H2_THEN_HTTP11 : HTTP11);
             parameters.setProtocols(settings.protocols().toArray(String[]::new));
             parameters.setCipherSuites(settings.ciphers().toArray(String[]::new));
             parameters.setUseCipherSuitesOrder(true);
@@ -246,7 +254,7 @@ public final class ServerTls {
 
         @Override
         public SSLEngineConfigurator copy() {
-            return new Engines(getSslContext(), settings);
+            return new Engines(getSslContext(), settings, http2);
         }
     }
 }

@@ -75,6 +75,18 @@ public final class TestTls {
                 + m.certificates().ca().certificateFile() + "\" }\n";
     }
 
+    /** A TLS listener's settings with the suite's certificate, whatever mode the suite runs in. */
+    public static String tlsListener() {
+        Material m = material();
+        return "proxy.listener.tls { certificate = \"" + m.leaf().certificateFile() + "\", key = \""
+                + m.leaf().keyFile() + "\" }\n";
+    }
+
+    /** A client context trusting the suite's CA, whatever mode the suite runs in. */
+    public static javax.net.ssl.SSLContext trustingClientContext() {
+        return material().client();
+    }
+
     /** A client connection to {@code port} on 127.0.0.1, handshaken when TLS is on. */
     public static Socket connect(int port) throws IOException {
         return over(new Socket("127.0.0.1", port), port);
