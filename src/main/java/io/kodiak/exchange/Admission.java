@@ -26,6 +26,11 @@ public final class Admission {
         return services.writeQueues();
     }
 
+    /** The proxy is stopping: new requests are refused, connections close once their exchanges end. */
+    public boolean draining() {
+        return services.drain().isDraining();
+    }
+
     /** The stop's grace period ran out: what is left is ended on the calling thread. */
     public boolean drainExpired() {
         return services.drain().isExpired();

@@ -263,6 +263,11 @@ public final class Http2Connection implements FrameReader.Listener {
             // RFC 9113 §6.8: streams opened after our GOAWAY are not served.
             return;
         }
+        if (admission.draining()) {
+            // The proxy stops: this stream is the last one (its answer is a 503), and the
+            // connection closes once the streams open end.
+            goAway(ErrorCode.NO_ERROR, "the proxy is stopping");
+        }
         if (streams.size() >= settings.maxConcurrentStreams()) {
             if (flood.reset()) {
                 throw Http2Exception.connection(ErrorCode.ENHANCE_YOUR_CALM, "too many refused streams");
@@ -701,7 +706,8 @@ public final class Http2Connection implements FrameReader.Listener {
         streams.remove(stream.id);
         stream.closed();
         if (streams.isEmpty() && !closed) {
-            if (goingAway) {
+            if (goingAway || admission.draining()) {
+                goAway(ErrorCode.NO_ERROR, "the proxy is stopping");
                 peer.close();
             } else {
                 peer.idle(true);

@@ -360,6 +360,36 @@ class Http2ClientSideTest {
     }
 
     @Test
+    void aStopLetsTheOpenStreamFinishThenSaysGoAway() throws Exception {
+        try (TestUpstream held = TestUpstream.start()) {
+            ProxyHarness stopping = ProxyHarness.forUpstream(held.url("/"), "proxy.shutdown.grace-period = 20s\n");
+            try (H2Client client = H2Client.connect(stopping.port())) {
+                int stream = client.request("GET", "/hold", null);
+                io.kodiak.support.Await.await(() -> held.holds() == 1, "the request to reach the upstream");
+                java.util.concurrent.CompletableFuture<Void> stop = java.util.concurrent.CompletableFuture.runAsync(stopping::close);
+                io.kodiak.support.Await.await(() -> !accepts(stopping.port()), "the listener to stop accepting");
+                held.release();
+                H2Client.Response response = client.response(stream);
+                assertEquals(200, response.status());
+                assertEquals("held ok", response.bodyText());
+                assertTrue(client.closedByServer(), "the connection closes once its streams are done");
+                assertNotNull(client.goAway);
+                assertEquals(NO_ERROR, client.goAway.errorCode());
+                assertEquals(stream, ByteBuffer.wrap(client.goAway.payload(), 0, 4).getInt());
+                stop.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private static boolean accepts(int port) {
+        try (java.net.Socket ignored = new java.net.Socket("127.0.0.1", port)) {
+            return true;
+        } catch (java.io.IOException refused) {
+            return false;
+        }
+    }
+
+    @Test
     void theAccessLogSaysHttp2ForRelayedAndRefusedRequests() throws Exception {
         List<String> lines;
         try (io.kodiak.support.AccessLogLines log = new io.kodiak.support.AccessLogLines()) {
