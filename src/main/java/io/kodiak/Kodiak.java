@@ -13,6 +13,7 @@ import io.kodiak.listener.ConnectionBudget;
 import io.kodiak.listener.ProxyListener;
 import io.kodiak.loop.EventLoops;
 import io.kodiak.tls.PemMaterial;
+import io.kodiak.h2.Http2Observer;
 import io.kodiak.tls.TlsObserver;
 import io.kodiak.upstream.UpstreamGroups;
 import io.kodiak.upstream.UpstreamClient;
@@ -63,7 +64,12 @@ public final class Kodiak {
 
     /** {@code tlsObserver} hears every TLS handshake on either side (metrics). */
     public Kodiak(ProxyConfig config, ExchangeObserver observer, TlsObserver tlsObserver) {
-        this(config, observer, tlsObserver, Http1Upstream::new);
+        this(config, observer, tlsObserver, Http2Observer.NONE);
+    }
+
+    /** {@code http2Observer} hears HTTP/2 streams and GOAWAYs (metrics). */
+    public Kodiak(ProxyConfig config, ExchangeObserver observer, TlsObserver tlsObserver, Http2Observer http2Observer) {
+        this(config, observer, tlsObserver, http2Observer, Http1Upstream::new);
     }
 
     /**
@@ -73,6 +79,11 @@ public final class Kodiak {
      */
     public Kodiak(ProxyConfig config, ExchangeObserver observer, TlsObserver tlsObserver,
                   BiFunction<ExchangeDeadlines, WriteQueues, UpstreamProtocol> upstreamProtocol) {
+        this(config, observer, tlsObserver, Http2Observer.NONE, upstreamProtocol);
+    }
+
+    private Kodiak(ProxyConfig config, ExchangeObserver observer, TlsObserver tlsObserver, Http2Observer http2Observer,
+                   BiFunction<ExchangeDeadlines, WriteQueues, UpstreamProtocol> upstreamProtocol) {
         this.timerThread = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "kodiak-timers");
             t.setDaemon(true);
@@ -89,7 +100,7 @@ public final class Kodiak {
         int maxClients = ConnectionBudget.clientLimit(config.listener().maxConnections(), ConnectionBudget.openFileLimit(),
                 upstreams.maxConnections(), ConnectionBudget.filesPerClient(config.endpoints()));
         this.listener = new ProxyListener(config.listener(), config.endpoints(), maxClients, new Admission(services),
-                drain, timers, loops, tlsObserver);
+                drain, timers, loops, tlsObserver, http2Observer);
     }
 
     public void start() throws IOException {

@@ -65,6 +65,10 @@ public final class Monitoring {
         return metrics == null ? ExchangeObserver.NONE : metrics;
     }
 
+    public io.kodiak.h2.Http2Observer http2Observer() {
+        return metrics == null ? io.kodiak.h2.Http2Observer.NONE : metrics;
+    }
+
     public io.kodiak.tls.TlsObserver tlsObserver() {
         return metrics == null ? io.kodiak.tls.TlsObserver.NONE : metrics;
     }

@@ -18,7 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * (the same String instance each time, whose hash is cached), a handful of increments and two
  * latency samples appended to this thread's ring of the {@link TimerFeed}.
  */
-public final class ProxyMetrics implements ExchangeObserver, io.kodiak.tls.TlsObserver {
+public final class ProxyMetrics implements ExchangeObserver, io.kodiak.tls.TlsObserver, io.kodiak.h2.Http2Observer {
     /** Label for exchanges Kodiak answered before or without routing (no route, draining, bad request). */
     static final String NO_ROUTE = "none";
 
@@ -33,12 +33,16 @@ public final class ProxyMetrics implements ExchangeObserver, io.kodiak.tls.TlsOb
     private final RouteMeters unrouted;
     private final Map<String, Counter> errorsByCause = new ConcurrentHashMap<>();
     private final TimerFeed timerFeed = new TimerFeed();
+    /** HTTP/2 streams open now, all connections together (one add per stream opened and one per stream closed). */
+    private final java.util.concurrent.atomic.LongAdder http2StreamsOpen = new java.util.concurrent.atomic.LongAdder();
 
     public ProxyMetrics(MeterRegistry registry, List<Route> routes) {
         this.registry = registry;
         routes(routes);
         unrouted = new RouteMeters(registry, NO_ROUTE, null, timerFeed);
         KNOWN_CAUSES.forEach(this::errorCounter);
+        io.micrometer.core.instrument.Gauge.builder("kodiak.http2.streams.open", http2StreamsOpen, java.util.concurrent.atomic.LongAdder::sum)
+                .description("HTTP/2 streams open from clients now").register(registry);
     }
 
     /**
@@ -106,6 +110,33 @@ public final class ProxyMetrics implements ExchangeObserver, io.kodiak.tls.TlsOb
         Counter.builder("kodiak.tls.handshake.failures")
                 .description("Failed TLS handshakes by side and reason (certificate, protocol, cipher, handshake, io)")
                 .tag("side", side).tag("reason", reason)
+                .register(registry).increment();
+    }
+
+    @Override
+    public void streamOpened() {
+        http2StreamsOpen.increment();
+    }
+
+    @Override
+    public void streamClosed() {
+        http2StreamsOpen.decrement();
+    }
+
+    /** Per reset: resets are rare next to streams (a flood of them ends its connection). */
+    @Override
+    public void streamReset(boolean byClient, String code) {
+        Counter.builder("kodiak.http2.resets")
+                .description("HTTP/2 streams reset, by the client or by Kodiak, by RST_STREAM code (REFUSED_STREAM: refused)")
+                .tag("by", byClient ? "client" : "kodiak").tag("code", code)
+                .register(registry).increment();
+    }
+
+    @Override
+    public void goAway(boolean byClient, String code) {
+        Counter.builder("kodiak.http2.goaways")
+                .description("HTTP/2 GOAWAY frames sent to clients and received from them, by error code")
+                .tag("direction", byClient ? "received" : "sent").tag("code", code)
                 .register(registry).increment();
     }
 

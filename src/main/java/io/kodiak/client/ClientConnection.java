@@ -6,6 +6,7 @@ import io.kodiak.exchange.ProxyError;
 import io.kodiak.h1.HalfCloses;
 import io.kodiak.h2.ErrorCode;
 import io.kodiak.h2.Http2Connection;
+import io.kodiak.h2.Http2Observer;
 import io.kodiak.h2.Http2Peer;
 import io.kodiak.http.HttpViolationException;
 import io.kodiak.http.RequestHead;
@@ -62,8 +63,11 @@ final class ClientConnection {
     private Exchange unstarted;
     /** Once the client opened with the HTTP/2 preface. */
     private Http2Connection h2;
+    private final Http2Observer http2Observer;
 
-    ClientConnection(Connection<?> connection, ClientSettings settings, Admission admission, IdleClock idleClock) {
+    ClientConnection(Connection<?> connection, ClientSettings settings, Admission admission, IdleClock idleClock,
+                     Http2Observer http2Observer) {
+        this.http2Observer = http2Observer;
         this.connection = connection;
         this.settings = settings;
         this.admission = admission;
@@ -152,7 +156,7 @@ final class ClientConnection {
 
     private NextAction readHead(FilterChainContext ctx, Buffer buffer) {
         if (requests == 0 && settings.http2() != null && !decoder.partial() && opensHttp2(buffer)) {
-            h2 = new Http2Connection(connection, settings.http2(), admission, new Peer());
+            h2 = new Http2Connection(connection, settings.http2(), admission, new Peer(), http2Observer);
             state = state.to(H2);
             return h2.onRead(ctx);
         }

@@ -1,6 +1,7 @@
 package io.kodiak.client;
 
 import io.kodiak.exchange.Admission;
+import io.kodiak.h2.Http2Observer;
 import io.kodiak.transport.HalfCloseTransportFilter;
 import io.kodiak.transport.PooledBuffers;
 import org.glassfish.grizzly.Connection;
@@ -26,17 +27,19 @@ public final class ClientFilter extends BaseFilter {
     private final ClientSettings settings;
     private final Admission admission;
     private final IdleClock idleClock;
+    private final Http2Observer http2Observer;
 
-    public ClientFilter(ClientSettings settings, Admission admission, IdleClock idleClock) {
+    public ClientFilter(ClientSettings settings, Admission admission, IdleClock idleClock, Http2Observer http2Observer) {
         this.settings = settings;
         this.admission = admission;
         this.idleClock = idleClock;
+        this.http2Observer = http2Observer;
     }
 
     @Override
     public NextAction handleAccept(FilterChainContext ctx) throws IOException {
         Connection<?> connection = ctx.getConnection();
-        ClientConnection client = new ClientConnection(connection, settings, admission, idleClock);
+        ClientConnection client = new ClientConnection(connection, settings, admission, idleClock, http2Observer);
         STATE.set(connection, client);
         idleClock.join(client);
         return ctx.getInvokeAction();

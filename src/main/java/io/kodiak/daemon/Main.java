@@ -78,7 +78,7 @@ public final class Main {
         // ask for a reload as soon as the listener accepts. Reloads wait until the start is done.
         CountDownLatch started = new CountDownLatch(1);
         Reloads reloads = Reloads.onSignal(started);
-        Kodiak kodiak = new Kodiak(config, monitoring.observer(), monitoring.tlsObserver());
+        Kodiak kodiak = new Kodiak(config, monitoring.observer(), monitoring.tlsObserver(), monitoring.http2Observer());
         try {
             monitoring.start(kodiak);
         } catch (IOException e) {

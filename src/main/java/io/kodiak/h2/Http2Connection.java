@@ -51,6 +51,7 @@ public final class Http2Connection implements FrameReader.Listener {
     private final Http2Settings settings;
     private final Admission admission;
     private final Http2Peer peer;
+    private final Http2Observer observer;
     private final WriteQueues queues;
     private final MemoryManager memory;
     private final FrameWriter frames;
@@ -77,7 +78,9 @@ public final class Http2Connection implements FrameReader.Listener {
     private boolean goingAway;
     private boolean closed;
 
-    public Http2Connection(Connection<?> connection, Http2Settings settings, Admission admission, Http2Peer peer) {
+    public Http2Connection(Connection<?> connection, Http2Settings settings, Admission admission, Http2Peer peer,
+                           Http2Observer observer) {
+        this.observer = observer;
         this.connection = connection;
         this.settings = settings;
         this.admission = admission;
@@ -158,7 +161,7 @@ public final class Http2Connection implements FrameReader.Listener {
                 case Frame.SETTINGS -> onSettings(flags, streamId, payload, length);
                 case Frame.PUSH_PROMISE -> throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, "PUSH_PROMISE from a client");
                 case Frame.PING -> onPing(flags, streamId, payload, length);
-                case Frame.GOAWAY -> onGoAway(streamId, length);
+                case Frame.GOAWAY -> onGoAway(streamId, payload, length);
                 case Frame.WINDOW_UPDATE -> onWindowUpdate(streamId, payload, length);
                 default -> {
                     // RFC 9113 §5.5: frames of unknown types are ignored.
@@ -280,6 +283,7 @@ public final class Http2Connection implements FrameReader.Listener {
         }
         Http2Stream stream = new Http2Stream(this, streamId, peerInitialWindow, settings.initialWindowSize());
         streams.put(streamId, stream);
+        observer.streamOpened();
         if (streams.size() == 1) {
             peer.idle(false);
         }
@@ -458,6 +462,8 @@ public final class Http2Connection implements FrameReader.Listener {
         Http2Stream stream = streams.get(streamId);
         if (stream != null) {
             // The client cancelled: its exchange ends (the upstream's work for it with it).
+            observer.streamReset(true, ErrorCode.nameOf((payload[0] & 0xff) << 24 | (payload[1] & 0xff) << 16
+                    | (payload[2] & 0xff) << 8 | payload[3] & 0xff));
             close(stream);
         }
     }
@@ -541,7 +547,7 @@ public final class Http2Connection implements FrameReader.Listener {
         }
     }
 
-    private void onGoAway(int streamId, int length) throws Http2Exception {
+    private void onGoAway(int streamId, byte[] payload, int length) throws Http2Exception {
         if (streamId != 0) {
             throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, "GOAWAY on a stream");
         }
@@ -549,6 +555,8 @@ public final class Http2Connection implements FrameReader.Listener {
             throw Http2Exception.connection(ErrorCode.FRAME_SIZE_ERROR, "GOAWAY of " + length + " bytes");
         }
         // The client opens no more streams; those open are served, then the connection closes.
+        observer.goAway(true, ErrorCode.nameOf((payload[4] & 0xff) << 24 | (payload[5] & 0xff) << 16
+                | (payload[6] & 0xff) << 8 | payload[7] & 0xff));
         goingAway = true;
         if (streams.isEmpty()) {
             peer.close();
@@ -669,6 +677,7 @@ public final class Http2Connection implements FrameReader.Listener {
         }
         if (stream.state().receives()) {
             write(frames.rstStream(stream.id, ErrorCode.NO_ERROR));
+            observer.streamReset(false, ErrorCode.NO_ERROR.name());
         }
         remove(stream);
     }
@@ -679,6 +688,7 @@ public final class Http2Connection implements FrameReader.Listener {
             return;
         }
         write(frames.rstStream(stream.id, code));
+        observer.streamReset(false, code.name());
         close(stream);
     }
 
@@ -691,6 +701,7 @@ public final class Http2Connection implements FrameReader.Listener {
             reset(stream, e.code());
         } else {
             write(frames.rstStream(e.streamId(), e.code()));
+            observer.streamReset(false, e.code().name());
         }
     }
 
@@ -704,6 +715,7 @@ public final class Http2Connection implements FrameReader.Listener {
 
     private void remove(Http2Stream stream) {
         streams.remove(stream.id);
+        observer.streamClosed();
         stream.closed();
         if (streams.isEmpty() && !closed) {
             if (goingAway || admission.draining()) {
@@ -733,6 +745,7 @@ public final class Http2Connection implements FrameReader.Listener {
         if (!goingAway || code != ErrorCode.NO_ERROR) {
             goingAway = true;
             write(frames.goAway(lastStreamId, code, detail));
+            observer.goAway(false, code.name());
         }
     }
 

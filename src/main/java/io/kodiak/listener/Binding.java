@@ -2,6 +2,7 @@ package io.kodiak.listener;
 
 import io.kodiak.client.ClientFilter;
 import io.kodiak.client.ClientSettings;
+import io.kodiak.h2.Http2Observer;
 import io.kodiak.h2.Http2Settings;
 import io.kodiak.client.IdleClock;
 import io.kodiak.config.ClientHalfClose;
@@ -33,7 +34,8 @@ import java.util.Objects;
  */
 final class Binding {
     /** What every address's chain is built with: the listener's, the same for each address and each reload. */
-    record Wiring(Admission admission, IdleClock idleClock, DelayedExecutor timers, TlsObserver tlsObserver) {
+    record Wiring(Admission admission, IdleClock idleClock, DelayedExecutor timers, TlsObserver tlsObserver,
+                  Http2Observer http2Observer) {
     }
 
     private final ProxyConfig.Endpoint endpoint;
@@ -68,7 +70,7 @@ final class Binding {
             tls = null;
             certificates = null;
         }
-        this.chain = builder.add(new ClientFilter(client, wiring.admission(), wiring.idleClock())).build();
+        this.chain = builder.add(new ClientFilter(client, wiring.admission(), wiring.idleClock(), wiring.http2Observer())).build();
     }
 
     static Binding create(ProxyConfig.Endpoint endpoint, ProxyConfig.Listener settings, Wiring wiring)

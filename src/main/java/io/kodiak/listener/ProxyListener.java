@@ -6,6 +6,7 @@ import io.kodiak.exchange.Admission;
 import io.kodiak.exchange.Drain;
 import io.kodiak.loop.EventLoops;
 import io.kodiak.tls.PemMaterial;
+import io.kodiak.h2.Http2Observer;
 import io.kodiak.tls.TlsObserver;
 import org.glassfish.grizzly.GracefulShutdownListener;
 import org.glassfish.grizzly.ShutdownContext;
@@ -43,10 +44,10 @@ public final class ProxyListener {
     /** {@code maxConnections}: the resolved client connection limit (see {@link ConnectionBudget}). */
     public ProxyListener(ProxyConfig.Listener settings, List<ProxyConfig.Endpoint> endpoints, int maxConnections,
                          Admission admission, Drain drain, DelayedExecutor timers, EventLoops loops,
-                         TlsObserver tlsObserver) {
+                         TlsObserver tlsObserver, Http2Observer http2Observer) {
         this.drain = drain;
         this.connections = new ConnectionLimit(maxConnections);
-        this.wiring = new Binding.Wiring(admission, new IdleClock(timers), timers, tlsObserver);
+        this.wiring = new Binding.Wiring(admission, new IdleClock(timers), timers, tlsObserver, http2Observer);
         List<Binding> all = new ArrayList<>();
         for (ProxyConfig.Endpoint endpoint : endpoints) {
             try {

@@ -36,7 +36,7 @@ final class AdminHarness implements AutoCloseable {
     static AdminHarness adminOnly(String hocon) throws IOException {
         ProxyConfig config = config(hocon);
         Monitoring monitoring = new Monitoring(config);
-        Kodiak kodiak = new Kodiak(config, monitoring.observer(), monitoring.tlsObserver());
+        Kodiak kodiak = new Kodiak(config, monitoring.observer(), monitoring.tlsObserver(), monitoring.http2Observer());
         monitoring.start(kodiak);
         return new AdminHarness(kodiak, monitoring);
     }
