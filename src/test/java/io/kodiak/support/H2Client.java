@@ -86,6 +86,7 @@ public final class H2Client implements AutoCloseable {
         Socket socket = new Socket();
         socket.connect(new InetSocketAddress("127.0.0.1", port), 5000);
         socket.setSoTimeout(10_000);
+        socket.setTcpNoDelay(true);
         H2Client client = new H2Client(socket);
         client.out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
         ByteBuffer payload = ByteBuffer.allocate(settings.length / 2 * 6);
@@ -117,8 +118,10 @@ public final class H2Client implements AutoCloseable {
         head[3] = (byte) type;
         head[4] = (byte) flags;
         ByteBuffer.wrap(head, 5, 4).putInt(stream);
-        out.write(head);
-        out.write(payload);
+        // One write per frame: with a header and its payload apart, Nagle holds the payload back.
+        byte[] frame = java.util.Arrays.copyOf(head, 9 + length);
+        System.arraycopy(payload, 0, frame, 9, length);
+        out.write(frame);
         out.flush();
     }
 
