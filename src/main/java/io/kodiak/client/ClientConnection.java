@@ -4,10 +4,8 @@ import io.kodiak.exchange.Admission;
 import io.kodiak.exchange.Exchange;
 import io.kodiak.exchange.ProxyError;
 import io.kodiak.h1.HalfCloses;
-import io.kodiak.h2.ErrorCode;
 import io.kodiak.h2.Http2Connection;
 import io.kodiak.h2.Http2Observer;
-import io.kodiak.h2.Http2Peer;
 import io.kodiak.http.HttpViolationException;
 import io.kodiak.http.RequestHead;
 import io.kodiak.http.Violation;
@@ -155,8 +153,8 @@ final class ClientConnection {
     }
 
     private NextAction readHead(FilterChainContext ctx, Buffer buffer) {
-        if (requests == 0 && settings.http2() != null && !decoder.partial() && opensHttp2(buffer)) {
-            h2 = new Http2Connection(connection, settings.http2(), admission, new Peer(), http2Observer);
+        if (requests == 0 && settings.http2() != null && !decoder.partial() && RequestDecoder.opensHttp2(buffer)) {
+            h2 = new Http2Connection(connection, settings.http2(), admission, new ClientPeer(this, stream), http2Observer);
             state = state.to(H2);
             return h2.onRead(ctx);
         }
@@ -404,9 +402,8 @@ final class ClientConnection {
             return;
         }
         if (state == H2) {
-            if (h2.idle()) {
-                h2.goAway(ErrorCode.NO_ERROR, "idle longer than idle-timeout");
-                closeNow();
+            if (h2.idleTimedOut()) {
+                linger();
             }
             return;
         }
@@ -452,66 +449,33 @@ final class ClientConnection {
         return idleDeadline;
     }
 
-    /**
-     * "PRI " at the very start of the connection: the HTTP/2 preface (RFC 9113 §3.4), never an
-     * HTTP/1.1 request Kodiak would serve (PRI is refused with 501 when HTTP/2 is off).
-     */
-    private static boolean opensHttp2(Buffer buffer) {
-        int at = buffer.position();
-        return buffer.remaining() >= 4 && buffer.get(at) == 'P' && buffer.get(at + 1) == 'R'
-                && buffer.get(at + 2) == 'I' && buffer.get(at + 3) == ' ';
+    // ------------------------------------------------------------- for HTTP/2 (ClientPeer)
+
+    /** Something moved on the HTTP/2 connection: the idle clock starts again from now. */
+    void activity() {
+        if (state != CLOSING) {
+            idleClock.start(this);
+        }
     }
 
-    /** What the HTTP/2 connection needs of this one: identity, idle clock, close. */
-    private final class Peer implements Http2Peer {
-        @Override
-        public EventLoop loop() {
-            return ClientConnection.this.loop();
+    /** Closes once what was written is out (nothing more once closing). */
+    void close() {
+        if (state != CLOSING) {
+            closeNow();
         }
+    }
 
-        @Override
-        public String address() {
-            return stream.address();
+    /** Ends the output after what was written and reads on, dropping, until the client closes or idle-timeout passes. */
+    void linger() {
+        if (state == CLOSING) {
+            return;
         }
-
-        @Override
-        public String tlsProtocol() {
-            return stream.tlsProtocol();
-        }
-
-        @Override
-        public boolean misdirected(String host) {
-            return stream.misdirected(host);
-        }
-
-        @Override
-        public void idle(boolean idle) {
-            if (idle) {
-                idleClock.start(ClientConnection.this);
-            } else {
-                idleClock.stop(ClientConnection.this);
-            }
-        }
-
-        @Override
-        public void close() {
-            if (state != CLOSING) {
-                closeNow();
-            }
-        }
-
-        @Override
-        public void linger() {
-            if (state == CLOSING) {
-                return;
-            }
-            if (HalfCloses.possible(connection)) {
-                HalfCloses.shutdownOutput(connection);
-                // Bounded: a client that neither sends nor closes is closed after idle-timeout.
-                idleClock.start(ClientConnection.this);
-            } else {
-                closeNow();
-            }
+        if (HalfCloses.possible(connection)) {
+            HalfCloses.shutdownOutput(connection);
+            // Bounded: a client that neither sends nor closes is closed after idle-timeout.
+            idleClock.start(this);
+        } else {
+            closeNow();
         }
     }
 }

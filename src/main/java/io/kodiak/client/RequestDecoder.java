@@ -42,6 +42,16 @@ final class RequestDecoder {
         return true;
     }
 
+    /**
+     * "PRI " at the very start of the connection: the HTTP/2 preface (RFC 9113 §3.4), never an
+     * HTTP/1.1 request Kodiak would serve (PRI is refused with 501 when HTTP/2 is off).
+     */
+    static boolean opensHttp2(Buffer buffer) {
+        int at = buffer.position();
+        return buffer.remaining() >= 4 && buffer.get(at) == 'P' && buffer.get(at + 1) == 'R'
+                && buffer.get(at + 2) == 'I' && buffer.get(at + 3) == ' ';
+    }
+
     /** Part of a head was read and the rest is awaited. */
     boolean partial() {
         return heads.isPartial();

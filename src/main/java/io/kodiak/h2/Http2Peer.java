@@ -19,8 +19,12 @@ public interface Http2Peer {
     /** A request for {@code host} must not be answered on this connection (421; see ClientStream#misdirected). */
     boolean misdirected(String host);
 
-    /** No stream is open ({@code true}): the idle clock runs; one opened: it stops. */
-    void idle(boolean idle);
+    /**
+     * Something moved (a stream opened or ended, DATA came or went, a window opened): the idle
+     * clock starts again from now. When it runs out the connection is asked what to do
+     * ({@code Http2Connection.idleTimedOut}).
+     */
+    void activity();
 
     /** The connection ends once what was written is out. */
     void close();

@@ -218,6 +218,7 @@ final class Http2Stream implements ClientStream {
         if (piece != null && piece.hasRemaining()) {
             queued.add(piece);
             queuedBytes += piece.remaining();
+            owner.queued(piece.remaining());
         } else {
             Pieces.drop(piece);
         }
@@ -295,12 +296,12 @@ final class Http2Stream implements ClientStream {
 
     @Override
     public void whenRoom(WriteHandler then) {
-        if (!owner.hasRoom()) {
+        if (!owner.writeQueueHasRoom()) {
             owner.whenRoom(then);
             return;
         }
         roomWaiter = then;
-        // The connection's queue drained since hasRoom said no: the stream's own queue decides.
+        // The write queue drained since hasRoom said no: the streams' queues decide.
         roomMayHaveCome();
     }
 
@@ -340,7 +341,7 @@ final class Http2Stream implements ClientStream {
 
     /** After a flush: an exchange waiting for room hears of it once the queue is under its limit. */
     void roomMayHaveCome() {
-        if (roomWaiter != null && queuedBytes < BUFFERED_LIMIT) {
+        if (roomWaiter != null && queuedBytes < BUFFERED_LIMIT && owner.hasRoom()) {
             WriteHandler waiter = roomWaiter;
             roomWaiter = null;
             try {
@@ -370,6 +371,7 @@ final class Http2Stream implements ClientStream {
         for (Buffer piece; (piece = queued.poll()) != null; ) {
             Pieces.drop(piece);
         }
+        owner.queued(-queuedBytes);
         queuedBytes = 0;
         endQueued = false;
         WriteHandler waiter = roomWaiter;

@@ -112,6 +112,15 @@ final class RequestTranslator {
         return head;
     }
 
+    /** RFC 9113 §6.5.2: the size of a field list, each field's name and value plus 32. */
+    static long listSize(MetaData.Request request) {
+        long size = 0;
+        for (HttpField field : request.getHttpFields()) {
+            size += field.getName().length() + (field.getValue() == null ? 0 : field.getValue().length()) + 32;
+        }
+        return size;
+    }
+
     /** Lets go of the last head's bytes once everything that needs them has copied what it keeps. */
     void forget() {
         reader.clear();

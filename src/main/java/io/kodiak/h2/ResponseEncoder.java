@@ -68,16 +68,22 @@ final class ResponseEncoder {
         return encode(status, fields);
     }
 
+    /**
+     * Room for the worst case, as the encoder may fail midway with the dynamic table already
+     * changed: Huffman codes take up to 30 bits a byte (4 bytes a char here, every value being
+     * ISO-8859-1), and each field's representation and two length prefixes at most 16 more. Null
+     * when encoding failed all the same: the table is lost, and the connection with it.
+     */
     private ByteBuffer encode(int status, HttpFields fields) {
-        int estimate = 64;
+        int worst = 64;
         for (var field : fields) {
-            estimate += field.getName().length() + (field.getValue() == null ? 0 : field.getValue().length()) + 16;
+            worst += 4 * (field.getName().length() + (field.getValue() == null ? 0 : field.getValue().length())) + 16;
         }
-        ByteBuffer block = ByteBuffer.allocate(estimate);
+        ByteBuffer block = ByteBuffer.allocate(worst);
         try {
             encoder.encode(block, new MetaData.Response(status, null, HttpVersion.HTTP_2, fields));
-        } catch (HpackException e) {
-            throw new IllegalStateException("a response head HPACK would not encode: " + e.getMessage(), e);
+        } catch (HpackException | RuntimeException e) {
+            return null;
         }
         block.flip();
         return block;

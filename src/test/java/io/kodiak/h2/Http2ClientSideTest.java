@@ -305,6 +305,79 @@ class Http2ClientSideTest {
     }
 
     @Test
+    void streamsAClientGivesNoWindowAreResetAfterIdleTimeout() throws Exception {
+        try (ProxyHarness quick = ProxyHarness.forUpstream(upstream.url("/"), "proxy.listener.idle-timeout = 1s\n");
+             H2Client client = H2Client.connect(quick.port(), 0x4, 0)) {
+            client.autoWindow(false);
+            List<Integer> streams = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                streams.add(client.request("GET", "/bytes/60000", null));
+            }
+            for (int stream : streams) {
+                assertEquals(0x8, client.response(stream).reset(), "CANCEL, once idle-timeout passed with no window");
+            }
+            // The connection itself serves on.
+            client.autoWindow(true);
+            client.frame(H2Client.SETTINGS, 0, 0, ByteBuffer.allocate(6).putShort((short) 0x4).putInt(65_535).array());
+            assertEquals(200, client.response(client.request("GET", "/headers/after", null)).status());
+        }
+    }
+
+    @Test
+    void resetsAClientProvokesCountAsResetsToo() throws Exception {
+        try (H2Client client = H2Client.connect(proxy.port())) {
+            byte[] zero = new byte[4];
+            try {
+                for (int i = 0; i < 400; i++) {
+                    int stream = client.request("GET", "/hold", null);
+                    // A WINDOW_UPDATE of 0 on a stream: a stream error Kodiak answers with RST_STREAM.
+                    client.frame(H2Client.WINDOW_UPDATE, 0, stream, zero);
+                }
+            } catch (java.io.IOException closed) {
+                // the server closed once the resets passed their bound
+            }
+            assertTrue(client.closedByServer());
+            assertNotNull(client.goAway);
+            assertEquals(ENHANCE_YOUR_CALM, client.goAway.errorCode());
+        }
+    }
+
+    @Test
+    void aStreamThatDependsOnItselfIsResetAndHpackStaysInStep() throws Exception {
+        try (H2Client client = H2Client.connect(proxy.port())) {
+            int stream = client.nextStreamId();
+            client.skipStreamId();
+            byte[] fields = client.requestBlock("GET", "/h/self", "x", "x-indexed-once", "value-to-remember");
+            byte[] withPriority = new byte[5 + fields.length];
+            ByteBuffer.wrap(withPriority).putInt(stream).put((byte) 16);
+            System.arraycopy(fields, 0, withPriority, 5, fields.length);
+            client.frame(H2Client.HEADERS, H2Client.END_HEADERS | H2Client.END_STREAM | 0x20, stream, withPriority);
+            assertEquals(PROTOCOL_ERROR, client.response(stream).reset());
+            // The next block refers to the dynamic table entries the reset one added.
+            H2Client.Response next = client.response(client.request("GET", "/h/next", null,
+                    "x-indexed-once", "value-to-remember"));
+            assertEquals(200, next.status());
+            assertTrue(next.bodyText().contains("\nx-indexed-once: value-to-remember\n"), next.bodyText());
+        }
+    }
+
+    @Test
+    void aResponseFieldHuffmanMakesLongerThanItIsStillEncoded() throws Exception {
+        String json = "{}".repeat(300);
+        try (io.kodiak.support.ScriptedUpstream odd = new io.kodiak.support.ScriptedUpstream(n ->
+                "HTTP/1.1 200 OK\r\nx-first: value-one\r\nx-json: " + json + "\r\nContent-Length: 2\r\n\r\nok", false);
+             ProxyHarness toOdd = ProxyHarness.forUpstream(odd.url("/"), "");
+             H2Client client = H2Client.connect(toOdd.port())) {
+            for (int i = 0; i < 3; i++) {
+                H2Client.Response response = client.response(client.request("GET", "/" + i, null));
+                assertEquals(200, response.status());
+                assertEquals(json, response.headers().get("x-json"));
+                assertEquals("value-one", response.headers().get("x-first"));
+            }
+        }
+    }
+
+    @Test
     void theFirstFrameMustBeSettings() throws Exception {
         try (java.net.Socket socket = new java.net.Socket("127.0.0.1", proxy.port())) {
             socket.setSoTimeout(5000);

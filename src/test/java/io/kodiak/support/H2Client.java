@@ -265,16 +265,25 @@ public final class H2Client implements AutoCloseable {
         }
     }
 
+    /** An automatic reply (an ack, a window): lost without harm when the server has already closed. */
+    private void reply(int type, int flags, int stream, byte[] payload) {
+        try {
+            frame(type, flags, stream, payload);
+        } catch (IOException closed) {
+            // the server is done with the connection; what it sent is still read
+        }
+    }
+
     private void handle(Frame frame) throws IOException {
         switch (frame.type) {
             case SETTINGS -> {
                 if ((frame.flags & ACK) == 0) {
-                    frame(SETTINGS, ACK, 0, new byte[0]);
+                    reply(SETTINGS, ACK, 0, new byte[0]);
                 }
             }
             case PING -> {
                 if ((frame.flags & ACK) == 0) {
-                    frame(PING, ACK, 0, frame.payload);
+                    reply(PING, ACK, 0, frame.payload);
                 }
             }
             case GOAWAY -> goAway = frame;
@@ -300,8 +309,8 @@ public final class H2Client implements AutoCloseable {
                 partial.body.write(frame.payload);
                 if (autoWindow && frame.payload.length > 0) {
                     byte[] increment = ByteBuffer.allocate(4).putInt(frame.payload.length).array();
-                    frame(WINDOW_UPDATE, 0, 0, increment);
-                    frame(WINDOW_UPDATE, 0, frame.stream, increment);
+                    reply(WINDOW_UPDATE, 0, 0, increment);
+                    reply(WINDOW_UPDATE, 0, frame.stream, increment);
                 }
                 if ((frame.flags & END_STREAM) != 0) {
                     partial.done = true;
