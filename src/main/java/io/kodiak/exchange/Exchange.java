@@ -197,7 +197,7 @@ public final class Exchange {
             return sender.hold(piece);
         }
         boolean room = sender.send(attempts.stream(), piece, last, phase.responseStarted());
-        if (last) {
+        if (last && !phase.isOver()) {
             phase = phase.requestSent();
         }
         return room;
@@ -241,6 +241,9 @@ public final class Exchange {
             return true;
         }
         boolean room = sendHead(head, firstPiece, false);
+        if (phase.isOver()) {
+            return true;
+        }
         from.stream().armDeadline(generation.stallTimeoutMillis());
         if (phase == Phase.TUNNELLING) {
             tunnel = new Tunnel();
@@ -253,6 +256,10 @@ public final class Exchange {
     /** The final head to the client (with the first or last piece of its body), and the phase it leads to. */
     private boolean sendHead(ResponseHead head, Buffer piece, boolean last) {
         boolean room = answer.head(head, piece, last, mayKeepClient());
+        if (phase.isOver()) {
+            // The write found the client gone, and its close ended the exchange meanwhile.
+            return room;
+        }
         phase = head.status() == 101 ? phase.switched() : phase.headForwarded();
         return room;
     }
@@ -298,6 +305,10 @@ public final class Exchange {
             sendHead(head, lastPiece, true);
         } else {
             answer.end(lastPiece);
+        }
+        if (phase.isOver()) {
+            // The client's close, found by the write, ended the exchange meanwhile.
+            return;
         }
         phase = phase.completed();
         attempts.finish(reusable && body.complete() && group.settings().pool().persistentConnections());

@@ -354,6 +354,10 @@ final class Http2Stream implements ClientStream {
 
     /** Our END_STREAM went out. */
     void localEnded() {
+        if (!state.sends()) {
+            // Closed meanwhile: the write found the connection gone, and its close closed the stream.
+            return;
+        }
         state = state.localEnded();
         owner.retireIfDone(this);
     }

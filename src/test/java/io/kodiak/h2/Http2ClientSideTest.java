@@ -378,6 +378,58 @@ class Http2ClientSideTest {
     }
 
     @Test
+    void aClientThatVanishesMidResponseEndsEveryExchangeOnItsConnection() throws Exception {
+        long strays = io.kodiak.loop.EventLoops.strays();
+        // Grizzly logs (java.util.logging) what a filter threw: a write that finds the client gone
+        // closes the connection at once, and its close must not pull an exchange out from under itself.
+        java.util.logging.Logger chain = java.util.logging.Logger.getLogger("org.glassfish.grizzly.filterchain.DefaultFilterChain");
+        List<String> thrown = java.util.Collections.synchronizedList(new ArrayList<>());
+        java.util.logging.Handler recorder = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                if (record.getThrown() != null) {
+                    thrown.add(String.valueOf(record.getThrown()));
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        chain.addHandler(recorder);
+        try {
+            vanishingClients();
+        } finally {
+            chain.removeHandler(recorder);
+        }
+        assertEquals(List.of(), thrown);
+        assertEquals(strays, io.kodiak.loop.EventLoops.strays());
+        try (H2Client client = H2Client.connect(proxy.port())) {
+            assertEquals(200, client.response(client.request("GET", "/h/after", null)).status());
+        }
+    }
+
+    private static void vanishingClients() throws Exception {
+        for (int round = 0; round < 5; round++) {
+            H2Client client = H2Client.connect(proxy.port());
+            for (int i = 0; i < 50; i++) {
+                client.request("GET", "/bytes/" + (100_000 + i), null);
+            }
+            // Some DATA has come: responses are being written when the connection is reset.
+            while (client.readFrame().type() != H2Client.DATA) {
+                // skip HEADERS and the rest
+            }
+            client.abort();
+        }
+        io.kodiak.support.Await.await(() -> proxy.kodiak().drain().inFlight() == 0,
+                () -> "every exchange ended, " + proxy.kodiak().drain().inFlight() + " still in flight");
+    }
+
+    @Test
     void theFirstFrameMustBeSettings() throws Exception {
         try (java.net.Socket socket = new java.net.Socket("127.0.0.1", proxy.port())) {
             socket.setSoTimeout(5000);

@@ -331,6 +331,16 @@ public final class H2Client implements AutoCloseable {
         return seen;
     }
 
+    /** Drops the connection with a TCP reset (SO_LINGER 0), as a client that vanishes does. */
+    public void abort() {
+        try {
+            socket.setSoLinger(true, 0);
+            socket.close();
+        } catch (IOException ignored) {
+            // gone either way
+        }
+    }
+
     @Override
     public void close() {
         try {
