@@ -17,7 +17,8 @@
 # Writes target/bench/h2-<timestamp>/: results.md (the table, the command, the machine, the versions),
 # runs.tsv (a row per measured run) and every h2load output in h2load/. Bounded: h2load stops by itself
 # (and is killed 30 s after its duration); everything started is stopped by pid, also on errors.
-# Installs nginx, haproxy, nghttp2-client (h2load), curl and openssl when missing. Never builds Kodiak.
+# Installs nginx, haproxy, nghttp2-client (h2load), curl and openssl when missing; builds Kodiak's
+# checkout when its jar is missing or older than its sources (not a KODIAK_JAR).
 #
 # Environment:
 #   KODIAK_HOME     a Kodiak checkout with target/kodiak.jar and target/lib/ built (default: this one),
@@ -93,7 +94,7 @@ haproxy_bin=$(command -v haproxy || echo /usr/sbin/haproxy)
 java17=$(daemon_java 17) || die "no Java 17 found"
 hz=$(getconf CLK_TCK)
 
-# ---- Kodiak: a built jar, never built here ----------------------------------------------------------
+# ---- Kodiak: the checkout's jar, built when stale, or KODIAK_JAR ----------------------------------------------------------
 kodiak_home=$(cd "${KODIAK_HOME:-$root}" 2>/dev/null && pwd) || die "KODIAK_HOME=${KODIAK_HOME:-} is not a directory"
 kodiak_jar="" kodiak_lib="" kodiak_info=""
 if in_targets kodiak; then
@@ -107,8 +108,13 @@ if in_targets kodiak; then
     kodiak_info="$kodiak_jar of $(date -r "$kodiak_jar" '+%F %T'), started with java -jar"
   else
     jar=$kodiak_home/target/kodiak.jar
+    # The code in the checkout is what is measured: built first when the jar is missing or older
+    # than the sources (as the other benches do; bin/lib/build.sh).
+    # shellcheck source=../../bin/lib/build.sh
+    . "$root/bin/lib/build.sh"
+    kodiak_build_if_stale "$kodiak_home" "${TMPDIR:-/tmp}/kodiak-h2-build-$$.log" || die "the build of $kodiak_home failed"
     [ -f "$jar" ] && [ -d "$kodiak_home/target/lib" ] ||
-      die "no $jar and target/lib/: build it (mvn -B -q package -DskipTests -Djacoco.skip=true in $kodiak_home), or set KODIAK_HOME or KODIAK_JAR"
+      die "no $jar and target/lib/ after the build, or set KODIAK_HOME or KODIAK_JAR"
     kodiak_info="$jar of $(date -r "$jar" '+%F %T'), started with $kodiak_home/bin/proxy.sh"
     if [ -n "$(find "$kodiak_home/src/main" "$kodiak_home/pom.xml" -newer "$jar" -print -quit 2>/dev/null)" ]; then
       kodiak_info+="; NOTE: sources in $kodiak_home are newer than the jar (measured the jar as it is)"

@@ -34,12 +34,15 @@ final class ControlFrames {
         return settingsReceived;
     }
 
-    void priority(int streamId, int length) throws Http2Exception {
+    void priority(int streamId, byte[] payload, int length) throws Http2Exception {
         if (streamId == 0) {
             throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, "PRIORITY on stream 0");
         }
         if (length != 5) {
             throw Http2Exception.stream(streamId, ErrorCode.FRAME_SIZE_ERROR, "PRIORITY of " + length + " bytes");
+        }
+        if ((intAt(payload, 0) & Integer.MAX_VALUE) == streamId) {
+            throw Http2Exception.stream(streamId, ErrorCode.PROTOCOL_ERROR, "a stream that depends on itself");
         }
         if (flood.idleFrame()) {
             throw Http2Exception.connection(ErrorCode.ENHANCE_YOUR_CALM, "a flood of PRIORITY frames");

@@ -156,7 +156,7 @@ public final class Http2Connection implements FrameReader.Listener {
                         requests.blockEnded();
                     }
                 }
-                case Frame.PRIORITY -> control.priority(streamId, length);
+                case Frame.PRIORITY -> control.priority(streamId, payload, length);
                 case Frame.RST_STREAM -> control.reset(streamId, payload, length);
                 case Frame.SETTINGS -> control.settings(flags, streamId, payload, length);
                 case Frame.PUSH_PROMISE -> throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, "PUSH_PROMISE from a client");

@@ -55,10 +55,18 @@ final class Inbound {
             if (streamId > streams.lastStreamId()) {
                 throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, "DATA on an idle stream");
             }
-            // Sent before our RST_STREAM or END_STREAM reached the client: dropped (RFC 9113 §5.1).
+            // RFC 9113 §5.1: DATA on a stream the client ended, or that was reset, is STREAM_CLOSED.
+            // A few may be in flight when Kodiak answers early, so these count as frames without
+            // progress, not as resets.
             if (stream != null) {
+                // Still answering, but the client ended its side: the stream is reset.
                 streams.streamError(Http2Exception.stream(streamId, ErrorCode.STREAM_CLOSED, "DATA after END_STREAM"));
+                return;
             }
+            if (flood.idleFrame()) {
+                throw Http2Exception.connection(ErrorCode.ENHANCE_YOUR_CALM, "a flood of DATA on closed streams");
+            }
+            streams.refuse(streamId, ErrorCode.STREAM_CLOSED);
             return;
         }
         int data = length;

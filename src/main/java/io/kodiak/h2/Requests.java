@@ -78,6 +78,10 @@ final class Requests {
     /** A header block on a stream already open: the request's trailers, which end it. */
     private void trailers(int streamId, boolean endStream, MetaData fields) throws Http2Exception {
         Http2Stream stream = streams.get(streamId);
+        if (stream == null && !streams.recentlyClosed(streamId)) {
+            // RFC 9113 §5.1.1: a new stream's id must be above every id used before.
+            throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, "a stream id lower than one used before");
+        }
         if (stream == null || !stream.state().receives()) {
             throw Http2Exception.stream(streamId, ErrorCode.STREAM_CLOSED, "HEADERS on a closed stream");
         }

@@ -19,6 +19,9 @@ final class StreamTable {
     private final Runnable emptied;
     private final FloodGuard flood;
     private int lastStreamId;
+    /** The ids of the streams that left last, newest at {@code closedNext - 1}: a late frame on one is STREAM_CLOSED. */
+    private final int[] closed = new int[256];
+    private int closedNext;
 
     StreamTable(Outbound out, Http2Observer observer, Http2Peer peer, FloodGuard flood, Runnable emptied) {
         this.flood = flood;
@@ -52,6 +55,16 @@ final class StreamTable {
         }
         lastStreamId = id;
         return true;
+    }
+
+    /** {@code id} was a stream of this connection that left lately (a late frame on it is no protocol error). */
+    boolean recentlyClosed(int id) {
+        for (int known : closed) {
+            if (known == id) {
+                return true;
+            }
+        }
+        return false;
     }
 
     Http2Stream[] snapshot() {
@@ -133,6 +146,12 @@ final class StreamTable {
         }
     }
 
+    /** RST_STREAM on a stream no longer open (a late frame on it): nothing else to end. */
+    void refuse(int streamId, ErrorCode code) {
+        out.write(out.frames().rstStream(streamId, code));
+        observer.streamReset(false, code.name());
+    }
+
     /** The stream ends here (the client reset it, or it was reset): its exchange as when a client leaves. */
     void close(Http2Stream stream) {
         Exchange exchange = stream.detach();
@@ -171,6 +190,8 @@ final class StreamTable {
 
     private void remove(Http2Stream stream) {
         streams.remove(stream.id);
+        closed[closedNext] = stream.id;
+        closedNext = (closedNext + 1) % closed.length;
         observer.streamClosed();
         stream.closed();
         if (streams.isEmpty()) {

@@ -430,6 +430,35 @@ class Http2ClientSideTest {
     }
 
     @Test
+    void framesOnClosedStreamsAndLowerIdsAreAnsweredAsRfc9113Says() throws Exception {
+        try (H2Client client = H2Client.connect(proxy.port())) {
+            int done = client.request("GET", "/h/first", null);
+            assertEquals(200, client.response(done).status());
+            // DATA on a stream both sides ended: STREAM_CLOSED, and the connection goes on.
+            client.frame(H2Client.DATA, H2Client.END_STREAM, done, "late".getBytes(StandardCharsets.US_ASCII));
+            H2Client.Frame reset = client.until(H2Client.RST_STREAM);
+            assertEquals(done, reset.stream());
+            assertEquals(0x5, reset.errorCode());
+            // PRIORITY that makes a stream depend on itself: a stream error.
+            int idle = client.nextStreamId() + 10;
+            client.frame(H2Client.PRIORITY, 0, idle, ByteBuffer.allocate(5).putInt(idle).put((byte) 16).array());
+            H2Client.Frame selfReset = client.until(H2Client.RST_STREAM);
+            assertEquals(idle, selfReset.stream());
+            assertEquals(PROTOCOL_ERROR, selfReset.errorCode());
+            assertEquals(200, client.response(client.request("GET", "/h/second", null)).status());
+        }
+        try (H2Client client = H2Client.connect(proxy.port())) {
+            client.skipStreamId();
+            client.skipStreamId();
+            assertEquals(200, client.response(client.request("GET", "/h/five", null)).status());
+            // Stream 1 was never used, and 5 was: a HEADERS on 1 is a connection error.
+            client.frame(H2Client.HEADERS, H2Client.END_HEADERS | H2Client.END_STREAM, 1, client.requestBlock("GET", "/h/one", "x"));
+            assertTrue(client.closedByServer());
+            assertEquals(PROTOCOL_ERROR, client.goAway.errorCode());
+        }
+    }
+
+    @Test
     void theFirstFrameMustBeSettings() throws Exception {
         try (java.net.Socket socket = new java.net.Socket("127.0.0.1", proxy.port())) {
             socket.setSoTimeout(5000);
