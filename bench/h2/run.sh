@@ -350,13 +350,6 @@ run_h2load() {
   return "$rc"
 }
 
-# "busy total" clock ticks of the whole machine, from /proc/stat.
-machine_ticks() {
-  local _cpu user nice system idle iowait irq softirq steal _rest
-  read -r _cpu user nice system idle iowait irq softirq steal _rest </proc/stat
-  echo "$((user + nice + system + irq + softirq + steal)) $((user + nice + system + idle + iowait + irq + softirq + steal))"
-}
-
 # "reqps 2xx failed errored timeout non2xx" from an h2load output ("-" for what it did not print).
 parse_h2load() {
   awk '

@@ -1,6 +1,8 @@
-# CPU time of processes, from /proc, for the benches that charge a proxy its own CPU (core, tls). Sourced.
+# CPU time of processes and of the machine, from /proc, for the benches that charge a proxy its own CPU
+# (core, throughput, h2). Sourced.
 #
 #   cpu_ticks PID...   utime + stime of those processes, in clock ticks (getconf CLK_TCK per second)
+#   machine_ticks      "busy total" ticks of the whole machine
 
 cpu_ticks() {
   local pid total=0 f
@@ -10,4 +12,12 @@ cpu_ticks() {
     total=$((total + f[11] + f[12]))
   done
   echo "$total"
+}
+
+# "busy total" clock ticks of the whole machine, from /proc/stat (steal counts in the total only:
+# time the hypervisor gave to someone else is not this machine's work).
+machine_ticks() {
+  local _cpu user nice system idle iowait irq softirq steal _rest
+  read -r _cpu user nice system idle iowait irq softirq steal _rest </proc/stat
+  echo "$((user + nice + system + irq + softirq)) $((user + nice + system + idle + iowait + irq + softirq + steal))"
 }

@@ -17,6 +17,8 @@ root=$(cd "$here/../.." && pwd)
 . "$root/bin/lib/packages.sh"
 # shellcheck source=../lib/report.sh
 . "$root/bench/lib/report.sh"
+# shellcheck source=../lib/proc.sh
+. "$root/bench/lib/proc.sh"
 
 ALL_TARGETS=(kodiak nginx haproxy undertow vertx relay nio-relay direct)
 # The floors, run only when asked for: TCP relays with no HTTP, on Grizzly's transport (relay,
@@ -579,13 +581,6 @@ proc_fds() {
     [ -e "${entries[0]}" ] && total=$((total + ${#entries[@]}))
   done
   echo "$total"
-}
-
-# "busy total" ticks of the whole machine from /proc/stat.
-machine_ticks() {
-  local _cpu user nice system idle iowait irq softirq steal _rest
-  read -r _cpu user nice system idle iowait irq softirq steal _rest </proc/stat
-  echo "$((user + nice + system + irq + softirq)) $((user + nice + system + idle + iowait + irq + softirq + steal))"
 }
 
 # With --wait-quiet: waits until the machine, with this run's services idle, is at most 25 % busy (others'

@@ -219,6 +219,10 @@ public final class Http2Connection implements FrameReader.Listener {
         out.queued(n);
     }
 
+    void waiting(int change) {
+        streams.waiting(change);
+    }
+
     boolean hasRoom() {
         return out.hasRoom();
     }

@@ -300,6 +300,9 @@ final class Http2Stream implements ClientStream {
             owner.whenRoom(then);
             return;
         }
+        if (roomWaiter == null) {
+            owner.waiting(1);
+        }
         roomWaiter = then;
         // The write queue drained since hasRoom said no: the streams' queues decide.
         roomMayHaveCome();
@@ -344,6 +347,7 @@ final class Http2Stream implements ClientStream {
         if (roomWaiter != null && queuedBytes < BUFFERED_LIMIT && owner.hasRoom()) {
             WriteHandler waiter = roomWaiter;
             roomWaiter = null;
+            owner.waiting(-1);
             try {
                 waiter.onWritePossible();
             } catch (Exception e) {
@@ -381,6 +385,7 @@ final class Http2Stream implements ClientStream {
         WriteHandler waiter = roomWaiter;
         roomWaiter = null;
         if (waiter != null) {
+            owner.waiting(-1);
             waiter.onError(new IOException("HTTP/2 stream " + id + " closed"));
         }
     }

@@ -63,6 +63,11 @@ final class Outbound {
         queued += n;
     }
 
+    /** Some stream has DATA waiting for window. */
+    boolean anyQueued() {
+        return queued > 0;
+    }
+
     int peerInitialWindow() {
         return peerInitialWindow;
     }

@@ -19,6 +19,8 @@ final class StreamTable {
     private final Runnable emptied;
     private final FloodGuard flood;
     private int lastStreamId;
+    /** Streams whose exchange waits for room (a stream's queue or all streams' queues over their bound). */
+    private int waiting;
     /** The ids of the streams that left last, newest at {@code closedNext - 1}: a late frame on one is STREAM_CLOSED. */
     private final int[] closed = new int[256];
     private int closedNext;
@@ -83,21 +85,30 @@ final class StreamTable {
             peer.activity();
         }
         stream.roomMayHaveCome();
-        if (out.hasRoom()) {
-            for (Http2Stream waiting : snapshot()) {
-                if (waiting != stream) {
-                    waiting.roomMayHaveCome();
+        if (waiting > 0 && out.hasRoom()) {
+            for (Http2Stream other : snapshot()) {
+                if (other != stream) {
+                    other.roomMayHaveCome();
                 }
             }
         }
     }
 
+    /** After a window opened for all (SETTINGS, the connection's WINDOW_UPDATE): every stream with DATA waiting. */
     void flushAll() {
+        if (!out.anyQueued()) {
+            return;
+        }
         for (Http2Stream stream : snapshot()) {
             if (stream.hasQueued()) {
                 flush(stream);
             }
         }
+    }
+
+    /** A stream's exchange starts ({@code +1}) or stops ({@code -1}) waiting for room. */
+    void waiting(int change) {
+        waiting += change;
     }
 
     /**
