@@ -200,6 +200,9 @@ final class Http2Stream implements ClientStream {
             localEnded();
         } else if (!empty || last) {
             sendBody(firstPiece, last);
+        } else {
+            // An empty first piece: nothing to send, but its buffer goes back to its pool.
+            Pieces.drop(firstPiece);
         }
         return true;
     }
