@@ -3,7 +3,6 @@ package io.kodiak.h2;
 import io.kodiak.exchange.Admission;
 import io.kodiak.transport.Pieces;
 import io.kodiak.transport.ReadGate;
-import io.kodiak.transport.WriteQueues;
 import org.eclipse.jetty.http2.hpack.HpackDecoder;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
@@ -39,8 +38,6 @@ public final class Http2Connection implements FrameReader.Listener {
     private final Admission admission;
     private final Http2Peer peer;
     private final Http2Observer observer;
-    private final WriteQueues queues;
-    private final Connection<?> connection;
     private final MemoryManager memory;
     private final FrameWriter frames;
     private final Outbound out;
@@ -62,15 +59,13 @@ public final class Http2Connection implements FrameReader.Listener {
 
     public Http2Connection(Connection<?> connection, Http2Settings settings, Admission admission, Http2Peer peer,
                            Http2Observer observer) {
-        this.connection = connection;
         this.settings = settings;
         this.admission = admission;
         this.peer = peer;
         this.observer = observer;
-        this.queues = admission.writeQueues();
         this.memory = connection.getMemoryManager();
         this.frames = new FrameWriter(memory);
-        this.out = new Outbound(connection, queues, frames);
+        this.out = new Outbound(connection, admission.writeQueues(), frames);
         this.reader = new FrameReader(memory, settings.maxFrameSize());
         // Past twice max-header-size a block is not gathered nor decoded: a connection error. Up
         // to it, the fields are decoded (the table stays in step) and a list over max-header-size
@@ -101,9 +96,9 @@ public final class Http2Connection implements FrameReader.Listener {
                 if (!in.hasRemaining()) {
                     break;
                 }
-                if (reader.next(ctx, in, this) && !closed && !queues.hasRoom(connection)) {
+                if (reader.next(ctx, in, this) && !closed && !out.writeQueueHasRoom()) {
                     // Our answers pile up unread: read nothing more until they are out.
-                    queues.whenRoom(connection, new Resume());
+                    out.whenRoom(new Resume());
                     NextAction held = reads.close(ctx);
                     if (held != null) {
                         return held;

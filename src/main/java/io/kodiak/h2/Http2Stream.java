@@ -62,12 +62,13 @@ final class Http2Stream implements ClientStream {
         this.receiveWindow = receiveWindow;
     }
 
-    void start(Exchange exchange, boolean headRequest, long expectedLength) {
+    /** The request's exchange, and its body's content-length (-1: none). */
+    void start(Exchange exchange, long expectedLength) {
         this.exchange = exchange;
-        this.headRequest = headRequest;
         this.expectedLength = expectedLength;
     }
 
+    /** The request is a HEAD: its answer has no body. */
     void headRequest(boolean head) {
         this.headRequest = head;
     }

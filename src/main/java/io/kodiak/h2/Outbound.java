@@ -91,7 +91,7 @@ final class Outbound {
 
     /** The stream cannot send for want of window (its own, or the connection's). */
     boolean blocked(Http2Stream stream) {
-        return stream.hasQueued() && !stream.queued().isEmpty() && (stream.sendWindow <= 0 || connectionWindow <= 0);
+        return !stream.queued().isEmpty() && (stream.sendWindow <= 0 || connectionWindow <= 0);
     }
 
     /**

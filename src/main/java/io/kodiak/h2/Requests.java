@@ -125,10 +125,11 @@ final class Requests {
                 return;
             }
             Exchange exchange = admission.begin(stream, head, decision);
-            stream.start(exchange, head.method() == RequestMethod.HEAD, head.isChunked() ? -1 : head.contentLength());
+            stream.start(exchange, head.isChunked() ? -1 : head.contentLength());
             translator.forget();
             exchange.start();
         } finally {
+            // Every path lets go of the head's bytes (the started one did before its exchange's start).
             translator.forget();
         }
     }
