@@ -410,6 +410,7 @@ print_live_state() {
     /^kodiak_upstream_pool_leased\{/    { leased[upstream($0)] = value($0) }
     /^kodiak_upstream_pool_pending\{/   { pending[upstream($0)] = value($0) }
     /^kodiak_upstream_pool_max\{/       { max[upstream($0)] = value($0) }
+    /^kodiak_upstream_pool_h2\{/        { h2[upstream($0)] = 1 }
     /^kodiak_upstream_server_state\{/   { if (value($0) == 1) state[upstream($0)] = label($0, "state") }
     /^kodiak_upstream_server_in_flight\{/ { busy[upstream($0)] = value($0) }
     /^kodiak_upstream_server_failures_total\{/ { fails[upstream($0)] = value($0) }
@@ -424,8 +425,12 @@ print_live_state() {
         u = keys[i]; split(u, parts, " ")
         # A route'"'"'s own host:port is a group of one named after it: shown once.
         name = parts[1] == parts[2] ? parts[2] : parts[1] " " parts[2]
-        printf "  upstream  %s: %s, %d in flight, %d failures; %d open (%d leased, %d idle) of max %d, %d waiting\n",
-          name, state[u], busy[u], fails[u], open[u], leased[u], idle[u], max[u], pending[u]
+        if (h2[u])
+          printf "  upstream  %s: %s, %d in flight, %d failures; %d h2 connections of max %d\n",
+            name, state[u], busy[u], fails[u], open[u], max[u]
+        else
+          printf "  upstream  %s: %s, %d in flight, %d failures; %d open (%d leased, %d idle) of max %d, %d waiting\n",
+            name, state[u], busy[u], fails[u], open[u], leased[u], idle[u], max[u], pending[u]
       }
     }' <<<"$metrics"
 }

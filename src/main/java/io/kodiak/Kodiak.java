@@ -14,6 +14,7 @@ import io.kodiak.listener.ProxyListener;
 import io.kodiak.loop.EventLoops;
 import io.kodiak.tls.PemMaterial;
 import io.kodiak.h2.Http2Observer;
+import io.kodiak.h2.upstream.Http2Upstream;
 import io.kodiak.tls.TlsObserver;
 import io.kodiak.upstream.UpstreamGroups;
 import io.kodiak.upstream.UpstreamClient;
@@ -46,6 +47,8 @@ public final class Kodiak {
     private final DelayedExecutor timers;
     private final UpstreamClient upstreams;
     private final ForwardingServices services;
+    /** Streams to h2 upstream servers (groups with protocol = "h2"). */
+    private final Http2Upstream http2Upstream;
     private final ProxyListener listener;
     private final MemoryManager memory;
     /** The one transport and the event loops that own its connections, client and upstream alike. */
@@ -95,8 +98,10 @@ public final class Kodiak {
                 config.buffers().maxQueuedResolved());
         this.loops = new EventLoops(config.listener(), memory, writeQueues, ProxyListener.BACKLOG);
         this.upstreams = new UpstreamClient(config, timers, loops, tlsObserver);
+        ExchangeDeadlines deadlines = new ExchangeDeadlines(timers);
+        this.http2Upstream = new Http2Upstream(deadlines, writeQueues, loops, timers, http2Observer);
         this.services = new ForwardingServices(Generation.first(config, upstreams.current()),
-                upstreamProtocol.apply(new ExchangeDeadlines(timers), writeQueues), drain, observer, writeQueues, loops);
+                upstreamProtocol.apply(deadlines, writeQueues), http2Upstream, drain, observer, writeQueues, loops);
         int maxClients = ConnectionBudget.clientLimit(config.listener().maxConnections(), ConnectionBudget.openFileLimit(),
                 upstreams.maxConnections(), ConnectionBudget.filesPerClient(config.endpoints()));
         this.listener = new ProxyListener(config.listener(), config.endpoints(), maxClients, new Admission(services),

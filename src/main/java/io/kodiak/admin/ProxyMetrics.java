@@ -35,6 +35,7 @@ public final class ProxyMetrics implements ExchangeObserver, io.kodiak.tls.TlsOb
     private final TimerFeed timerFeed = new TimerFeed();
     /** HTTP/2 streams open now, all connections together (one add per stream opened and one per stream closed). */
     private final java.util.concurrent.atomic.LongAdder http2StreamsOpen = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder http2UpstreamConnections = new java.util.concurrent.atomic.LongAdder();
 
     public ProxyMetrics(MeterRegistry registry, List<Route> routes) {
         this.registry = registry;
@@ -43,6 +44,9 @@ public final class ProxyMetrics implements ExchangeObserver, io.kodiak.tls.TlsOb
         KNOWN_CAUSES.forEach(this::errorCounter);
         io.micrometer.core.instrument.Gauge.builder("kodiak.http2.streams.open", http2StreamsOpen, java.util.concurrent.atomic.LongAdder::sum)
                 .description("HTTP/2 streams open from clients now").register(registry);
+        io.micrometer.core.instrument.Gauge.builder("kodiak.http2.upstream.connections", http2UpstreamConnections,
+                        java.util.concurrent.atomic.LongAdder::sum)
+                .description("h2 connections open to upstream servers now, on every loop").register(registry);
     }
 
     /**
@@ -137,6 +141,27 @@ public final class ProxyMetrics implements ExchangeObserver, io.kodiak.tls.TlsOb
         Counter.builder("kodiak.http2.goaways")
                 .description("HTTP/2 GOAWAY frames sent to clients and received from them, by error code")
                 .tag("direction", byClient ? "received" : "sent").tag("code", code)
+                .register(registry).increment();
+    }
+
+    @Override
+    public void upstreamConnection(int change) {
+        http2UpstreamConnections.add(change);
+    }
+
+    @Override
+    public void upstreamStreamReset(String code) {
+        Counter.builder("kodiak.http2.upstream.resets")
+                .description("Streams h2 upstream servers reset, by RST_STREAM code (REFUSED_STREAM: refused, sent again)")
+                .tag("code", code)
+                .register(registry).increment();
+    }
+
+    @Override
+    public void upstreamGoAway(String code) {
+        Counter.builder("kodiak.http2.upstream.goaways")
+                .description("GOAWAY frames received from h2 upstream servers, by error code")
+                .tag("code", code)
                 .register(registry).increment();
     }
 

@@ -75,6 +75,10 @@ final class UpstreamMeters {
                         "Exchanges waiting for a connection (being opened, or all max-connections busy)"));
                 meters.add(pool(pool, tags, "kodiak.upstream.pool.max", UpstreamPool::maxConnections,
                         "The pool's limit (max-connections of its group, else proxy.upstream.max-connections)"));
+                if (group.settings().pool().protocol() == io.kodiak.config.UpstreamProtocolName.H2) {
+                    meters.add(pool(pool, tags, "kodiak.upstream.pool.h2", UpstreamPool::openConnections,
+                            "Open h2 connections to the server, each carrying many requests (only for servers spoken to in h2)"));
+                }
                 meters.add(Gauge.builder("kodiak.upstream.server.up", server, s -> s.status() == UpstreamServer.Status.UP ? 1 : 0)
                         .description("1 while the server takes traffic normally; 0 while it is down by health checks,"
                                 + " ejected by passive health, or on its trial request")

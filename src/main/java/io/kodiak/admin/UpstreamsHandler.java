@@ -41,6 +41,7 @@ final class UpstreamsHandler extends HttpHandler {
             g.put("name", group.name());
             g.put("implicit", group.settings().implicit());
             g.put("balance", group.settings().balance().configName());
+            g.put("protocol", group.settings().pool().protocol().configName());
             g.put("retries", group.retries());
             ArrayNode servers = g.putArray("servers");
             for (UpstreamServer server : group.servers()) {

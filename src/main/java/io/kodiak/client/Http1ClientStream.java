@@ -49,7 +49,7 @@ final class Http1ClientStream extends ConnectionSide implements ClientStream {
 
     /** The next response answers {@code head}. */
     void start(RequestHead head) {
-        responses.start(head.isHttp11(), head.method() == RequestMethod.HEAD);
+        responses.start(head.isHttp11(), head.method() == RequestMethod.HEAD, head.acceptsTrailers());
     }
 
     @Override
@@ -84,6 +84,11 @@ final class Http1ClientStream extends ConnectionSide implements ClientStream {
     @Override
     public void sendBody(Buffer piece, boolean last) {
         write(responses.body(piece, last));
+    }
+
+    @Override
+    public void sendEnd(Buffer lastPiece, io.kodiak.http.Trailers trailers) {
+        write(responses.end(lastPiece, trailers));
     }
 
     @Override

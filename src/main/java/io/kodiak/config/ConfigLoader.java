@@ -138,7 +138,9 @@ public final class ConfigLoader {
                 keys.duration("proxy.upstream.connect-timeout", Duration.ofMillis(1), "a positive duration, e.g. 5s"),
                 keys.duration("proxy.upstream.response-timeout", Duration.ofMillis(1), "a positive duration, e.g. 30s"),
                 keys.duration("proxy.upstream.idle-timeout", Duration.ofMillis(1), "a positive duration, e.g. 60s"),
-                new TlsReader(keys, warnings).readUpstream("proxy.upstream.tls", null));
+                new TlsReader(keys, warnings).readUpstream("proxy.upstream.tls", null),
+                keys.choice("proxy.upstream.protocol", UpstreamProtocolName::parse, UpstreamProtocolName.allNames(),
+                        UpstreamProtocolName.HTTP_1_1.configName(), UpstreamProtocolName.HTTP_1_1));
 
         ProxyConfig.Buffers buffers = new ProxyConfig.Buffers(keys.choice("proxy.buffers.memory-manager",
                 MemoryManagerName::parse, MemoryManagerName.allNames(), MemoryManagerName.LOOP.configName(),

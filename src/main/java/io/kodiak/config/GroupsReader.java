@@ -31,7 +31,7 @@ import java.util.regex.Pattern;
  * checks; retry attempts 2 on connect-failure and reset within a budget of 20 %.
  */
 final class GroupsReader {
-    private static final Set<String> GROUP_KEYS = Set.of("servers", "balance", "hash-key", "passive", "health-check",
+    private static final Set<String> GROUP_KEYS = Set.of("servers", "balance", "hash-key", "passive", "health-check", "protocol",
             "retry", "max-connections", "connect-timeout", "response-timeout", "idle-timeout", "tls");
     static final Set<String> UPSTREAM_TLS_KEYS = Set.of("trust", "verify-hostname", "certificate", "key", "server-name");
     private static final Set<String> SERVER_KEYS = Set.of("url", "weight", "backup");
@@ -128,7 +128,10 @@ final class GroupsReader {
                 optionalDuration(at + ".connect-timeout", defaults.connectTimeout(), Duration.ofMillis(1), "a positive duration, e.g. 5s"),
                 optionalDuration(at + ".response-timeout", defaults.responseTimeout(), Duration.ofMillis(1), "a positive duration, e.g. 30s"),
                 optionalDuration(at + ".idle-timeout", defaults.idleTimeout(), Duration.ofMillis(1), "a positive duration, e.g. 60s"),
-                isObject(at + ".tls") ? tls(at + ".tls") : defaults.tls());
+                isObject(at + ".tls") ? tls(at + ".tls") : defaults.tls(),
+                keys.has(at + ".protocol") ? keys.choice(at + ".protocol", UpstreamProtocolName::parse,
+                        UpstreamProtocolName.allNames(), defaults.protocol().configName(), defaults.protocol())
+                        : defaults.protocol());
         if (servers.isEmpty()) {
             return null;
         }

@@ -60,9 +60,14 @@ public record ProxyConfig(Listener listener, List<Endpoint> moreListeners, List<
     public record Http2(int maxConcurrentStreams, int initialWindowSize, int maxFrameSize) {
     }
 
-    /** {@code tls}: how https:// servers are spoken to. */
+    /** {@code tls}: how https:// servers are spoken to; {@code protocol}: HTTP/1.1 or h2. */
     public record Upstream(boolean persistentConnections, int maxConnections, Duration connectTimeout,
-                           Duration responseTimeout, Duration idleTimeout, UpstreamTlsSettings tls) {
+                           Duration responseTimeout, Duration idleTimeout, UpstreamTlsSettings tls,
+                           UpstreamProtocolName protocol) {
+        /** The same settings spoken with {@code other}. */
+        public Upstream withProtocol(UpstreamProtocolName other) {
+            return new Upstream(persistentConnections, maxConnections, connectTimeout, responseTimeout, idleTimeout, tls, other);
+        }
     }
 
     /**

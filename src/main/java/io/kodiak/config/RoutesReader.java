@@ -30,7 +30,7 @@ import java.util.TreeSet;
  */
 final class RoutesReader {
     private static final Set<String> ROUTE_KEYS = Set.of("prefix", "upstream", "preserve-host", "upgrade", "host",
-            "request-headers", "response-headers", "rewrite", "limits");
+            "request-headers", "response-headers", "rewrite", "limits", "protocol");
     private static final Set<String> REWRITE_KEYS = Set.of("match", "replace");
 
     private final Config config;
@@ -106,12 +106,21 @@ final class RoutesReader {
                 continue;
             }
             String group = target.host();
-            if (!target.namesGroup()) {
-                // A host:port of its own: a group of one server, shared by the routes to that origin.
+            UpstreamProtocolName protocol = protocol(entry, at, upstream.protocol());
+            if (target.namesGroup()) {
+                if (entry.hasPath("protocol")) {
+                    problems.add(new ConfigProblem(at + ".protocol", entry.getValue("protocol").render(ConfigProblem.SHOWN),
+                            "no protocol on a route to a group (set it in proxy.upstreams." + group + ".protocol)"));
+                }
+            } else {
+                // A host:port of its own: a group of one server, shared by the routes to that origin
+                // spoken to the same way.
                 boolean tls = url.regionMatches(true, 0, "https:", 0, 6);
-                group = (tls ? "https://" : "") + target.originKey();
+                group = (protocol == UpstreamProtocolName.H2 ? (tls ? "h2://" : "h2c://") : tls ? "https://" : "")
+                        + target.originKey();
+                ProxyConfig.Upstream pool = upstream.withProtocol(protocol);
                 groups.computeIfAbsent(group, name -> UpstreamGroupConfig.single(name, url, target.host(),
-                        target.port(), tls, upstream));
+                        target.port(), tls, pool));
             }
             routes.add(new Route(hosts, prefix, target, preserveHost, url, upgrade, group, requestHeaders,
                     responseHeaders, rewrites, limits));
@@ -192,6 +201,19 @@ final class RoutesReader {
     }
 
     // ---------------------------------------------------------------- others
+
+    /** A route's own protocol toward its URL; {@code absent}: proxy.upstream.protocol. */
+    private UpstreamProtocolName protocol(Config entry, String at, UpstreamProtocolName absent) {
+        if (!entry.hasPath("protocol")) {
+            return absent;
+        }
+        String value = entry.getValue("protocol").unwrapped().toString();
+        return UpstreamProtocolName.parse(value).orElseGet(() -> {
+            problems.add(new ConfigProblem(at + ".protocol", entry.getValue("protocol").render(ConfigProblem.SHOWN),
+                    "one of " + UpstreamProtocolName.allNames()));
+            return absent;
+        });
+    }
 
     private boolean flag(Config entry, String at, String key, boolean absent) {
         if (!entry.hasPath(key)) {

@@ -19,6 +19,9 @@ final class Attempts {
     private final RequestBody body;
     private final ForwardedRequest request;
     private final Route route;
+    /** Refusals (h2) an exchange rides out before one fails it. */
+    static final int MAX_REFUSED = 3;
+    private int refusals;
     /** The try in progress; null between two, and after the end. */
     private UpstreamAttempt current;
 
@@ -105,6 +108,20 @@ final class Attempts {
             return false;
         }
         retryFresh(closed);
+        return true;
+    }
+
+    /**
+     * The server refused the request unprocessed (h2): it goes once more to the same server, on
+     * another connection, when nothing of it is lost (only its head was sent). A server cycling
+     * its connections (a GOAWAY after so many requests, as nginx's keepalive_requests) can refuse
+     * a request twice in a row; past {@link #MAX_REFUSED} refusals it fails as a closed connection.
+     */
+    boolean retriedRefused(UpstreamAttempt refused) {
+        if (++refusals > MAX_REFUSED || !body.onlyHeadWritten()) {
+            return false;
+        }
+        retryFresh(refused);
         return true;
     }
 

@@ -1,6 +1,7 @@
 package io.kodiak.exchange;
 
 import io.kodiak.http.ResponseHead;
+import io.kodiak.http.Trailers;
 import io.kodiak.routing.Route;
 import org.glassfish.grizzly.Buffer;
 
@@ -22,6 +23,8 @@ final class ClientAnswer {
     private int status;
     private long bytes;
     private long firstByteNanos = -1;
+    /** The upstream's trailer fields, once they came (just before the end). */
+    private Trailers trailers;
 
     ClientAnswer(ClientStream client, Route route, ForwardedRequest request, Runnable resumeUpstreamReads) {
         this.client = client;
@@ -67,10 +70,19 @@ final class ClientAnswer {
         return toClient.roomAfterWrite(client);
     }
 
-    /** The body's end, with its last piece (or null). */
+    /** The response's trailer fields, for its end. */
+    void trailers(Trailers fields) {
+        trailers = fields;
+    }
+
+    /** The body's end, with its last piece (or null), and the trailers if any came. */
     void end(Buffer lastPiece) {
         count(lastPiece);
-        client.sendBody(lastPiece, true);
+        if (trailers == null || trailers.isEmpty()) {
+            client.sendBody(lastPiece, true);
+        } else {
+            client.sendEnd(lastPiece, trailers);
+        }
     }
 
     private void count(Buffer piece) {

@@ -61,6 +61,15 @@ public interface ClientStream extends StreamSide {
     /** A piece of the response body (null or empty with {@code last}: only the end), framed for the client. */
     void sendBody(Buffer piece, boolean last);
 
+    /**
+     * The body's end with {@code lastPiece} (or null) and the response's {@code trailers}, where
+     * the client's protocol has a place for them: an HTTP/2 stream always, an HTTP/1.1 chunked
+     * response when the request said TE: trailers. Elsewhere they are dropped (RFC 9110 §6.5.1).
+     */
+    default void sendEnd(Buffer lastPiece, io.kodiak.http.Trailers trailers) {
+        sendBody(lastPiece, true);
+    }
+
     /** After a 101: bytes of the new protocol, as they are. */
     void relay(Buffer bytes);
 

@@ -43,6 +43,8 @@ public final class Exchange {
     private final RequestRelay sender;
     private final ClientAnswer answer;
     private final Attempts attempts;
+    /** How the group's servers are spoken to. */
+    private final UpstreamProtocol protocol;
 
     private Phase phase = Phase.CONNECTING;
     /** After a 101: which directions have ended. */
@@ -60,7 +62,8 @@ public final class Exchange {
         this.body = new RequestBody(head.hasBody(), request.chunked(), client.memory());
         this.attempts = new Attempts(this, group,
                 new RetryPolicy(group, HashKeys.of(group.hashKey(), head, request.clientAddress())), body, request, route);
-        this.sender = new RequestRelay(client, request, services.upstreamProtocol().prepare(head, route, target,
+        this.protocol = services.upstreamProtocol(group);
+        this.sender = new RequestRelay(client, request, protocol.prepare(head, route, target,
                 group.settings().pool().persistentConnections(), request, client.memory()), body,
                 generation.stallTimeoutMillis(), group.responseTimeoutMillis(), () -> {
                     if (!phase.isOver()) {
@@ -94,6 +97,10 @@ public final class Exchange {
 
     Attempts attempts() {
         return attempts;
+    }
+
+    UpstreamProtocol protocol() {
+        return protocol;
     }
 
     /** Something of the answer reached the client: no other server may answer instead. */
@@ -153,6 +160,9 @@ public final class Exchange {
             phase = phase.completed();
             attempts.finish(false);
             endExchange(false);
+            return;
+        }
+        if (!answer.begun() && closed.stream().refused() && attempts.retriedRefused(closed)) {
             return;
         }
         boolean headBegun = !phase.responseStarted() && closed.stream().headBegun();
@@ -290,6 +300,14 @@ public final class Exchange {
         assert loop.owned() : Thread.currentThread().getName() + " is not " + loop;
         if (phase == Phase.TUNNELLING) {
             tunnel.upstreamInputEnded(from.stream(), client);
+        }
+    }
+
+    /** The response's trailers: they leave with its end, which follows at once. */
+    void onResponseTrailers(io.kodiak.http.Trailers trailers) {
+        assert loop.owned() : Thread.currentThread().getName() + " is not " + loop;
+        if (!phase.isOver()) {
+            answer.trailers(trailers);
         }
     }
 

@@ -16,6 +16,7 @@ public final class ForwardingServices {
 
     private volatile Generation generation;
     private final UpstreamProtocol upstreamProtocol;
+    private final UpstreamProtocol http2Upstream;
     private final Drain drain;
     private final Map<String, LongAdder> errorsByCause = new ConcurrentHashMap<>();
     private final ExchangeObserver observer;
@@ -23,8 +24,10 @@ public final class ForwardingServices {
     private final WriteQueues writeQueues;
     private final EventLoops loops;
 
-    public ForwardingServices(Generation generation, UpstreamProtocol upstreamProtocol, Drain drain,
-                              ExchangeObserver observer, WriteQueues writeQueues, EventLoops loops) {
+    /** {@code upstreamProtocol}: HTTP/1.1's; {@code http2Upstream}: h2's, for groups that speak it. */
+    public ForwardingServices(Generation generation, UpstreamProtocol upstreamProtocol, UpstreamProtocol http2Upstream,
+                              Drain drain, ExchangeObserver observer, WriteQueues writeQueues, EventLoops loops) {
+        this.http2Upstream = http2Upstream;
         this.generation = generation;
         this.loops = loops;
         this.writeQueues = writeQueues;
@@ -49,9 +52,10 @@ public final class ForwardingServices {
         generation = next;
     }
 
-    /** How requests go to upstream servers (HTTP/1.1). */
-    UpstreamProtocol upstreamProtocol() {
-        return upstreamProtocol;
+    /** How requests go to {@code group}'s servers: its protocol's. */
+    UpstreamProtocol upstreamProtocol(io.kodiak.upstream.UpstreamGroup group) {
+        return group.settings().pool().protocol() == io.kodiak.config.UpstreamProtocolName.H2 ? http2Upstream
+                : upstreamProtocol;
     }
 
     /** Every exchange write, counted until sent; room in either side's write queues and the budget for all. */

@@ -19,7 +19,7 @@ import org.glassfish.grizzly.Connection;
  * another thread (the timer, a pool's wait, a connect completed on a selector while the loop is
  * a worker lane) are posted to it first.
  */
-final class UpstreamAttempt implements ResponseListener, CompletionHandler<Connection> {
+final class UpstreamAttempt implements ResponseListener, CompletionHandler<Connection>, StreamWaiter {
     private final Exchange exchange;
     private final UpstreamServer server;
     /** A connection of its own, not from the pool (the retry after a stale pooled connection). */
@@ -47,7 +47,10 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
 
     /** Asks the server's pool for a connection; {@link #completed} or {@link #failed} follow, on the exchange's loop. */
     void acquire() {
-        if (fresh) {
+        UpstreamProtocol protocol = exchange.protocol();
+        if (protocol.multiplexes()) {
+            protocol.acquire(server.pool(), fresh, this, this);
+        } else if (fresh) {
             server.pool().acquireFresh(this);
         } else {
             server.pool().acquire(this);
@@ -131,9 +134,30 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
             server.pool().discard(handed);
             exchange.attempts().retryFresh(this);
         } else {
-            stream = exchange.services().upstreamProtocol().bind(handed, server.pool(), this);
+            stream = exchange.protocol().bind(handed, server.pool(), this);
             exchange.onConnected(this);
         }
+    }
+
+    /** A stream on a shared (h2) connection, handed over on the exchange's loop. */
+    @Override
+    public void streamReady(UpstreamStream ready) {
+        if (!exchange.loop().enter(() -> streamReady(ready))) {
+            return;
+        }
+        if (settled || !live || !exchange.connecting(this)) {
+            // Nobody waits for it any more: its slot goes back.
+            ready.finish(true);
+            return;
+        }
+        settled = true;
+        stream = ready;
+        exchange.onConnected(this);
+    }
+
+    @Override
+    public void streamFailed(Throwable error) {
+        failed(error);
     }
 
     @Override
@@ -207,6 +231,13 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
     }
 
     @Override
+    public void onResponseTrailers(UpstreamConnection from, io.kodiak.http.Trailers trailers) {
+        if (current(from)) {
+            exchange.onResponseTrailers(trailers);
+        }
+    }
+
+    @Override
     public boolean onTunnelBytes(UpstreamConnection from, Buffer bytes) {
         return onResponseBody(from, bytes);
     }
@@ -222,6 +253,13 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
     public void onInvalidResponse(UpstreamConnection from, Violation violation) {
         if (current(from)) {
             exchange.attempts().failed(this, AttemptFailure.invalid(violation.text()));
+        }
+    }
+
+    @Override
+    public void onInvalidResponse(UpstreamConnection from, String detail) {
+        if (current(from)) {
+            exchange.attempts().failed(this, AttemptFailure.invalid(detail));
         }
     }
 

@@ -41,6 +41,14 @@ public interface UpstreamStream extends StreamSide {
     /** The stream's connection carried a request before this one (a pooled one). */
     boolean reused();
 
+    /**
+     * The server said it processed nothing of the request (h2: REFUSED_STREAM, or a stream past
+     * its GOAWAY's last one): it may go again, whatever its method, while it can be sent whole.
+     */
+    default boolean refused() {
+        return false;
+    }
+
     /** Part of a response head arrived and no more: the server began to answer (read after a close). */
     boolean headBegun();
 

@@ -3,6 +3,7 @@ package io.kodiak.h1;
 import io.kodiak.exchange.ProxyError;
 import io.kodiak.http.ChunkFramer;
 import io.kodiak.http.ResponseHead;
+import io.kodiak.http.Trailers;
 import io.kodiak.routing.HeaderRules;
 import io.kodiak.routing.HeaderVariable;
 import io.kodiak.transport.OneWrite;
@@ -27,15 +28,18 @@ public final class ResponseWriter {
     private boolean headRequest;
     private ClientFraming framing = ClientFraming.AS_RECEIVED;
     private boolean keepAlive;
+    /** The request said TE: trailers. */
+    private boolean acceptsTrailers;
 
     public ResponseWriter(MemoryManager memory) {
         this.memory = memory;
     }
 
     /** The next response answers a request of this version and method. */
-    public void start(boolean requestHttp11, boolean requestIsHead) {
+    public void start(boolean requestHttp11, boolean requestIsHead, boolean requestAcceptsTrailers) {
         http11 = requestHttp11;
         headRequest = requestIsHead;
+        acceptsTrailers = requestAcceptsTrailers;
         framing = ClientFraming.AS_RECEIVED;
     }
 
@@ -88,6 +92,19 @@ public final class ResponseWriter {
             return null;
         }
         return piece;
+    }
+
+    /**
+     * The body's end with its last piece and the upstream's trailers: a chunked trailer section
+     * when the client said TE: trailers (RFC 9112 §7.1.2), else as {@link #body} without them.
+     */
+    public Buffer end(Buffer lastPiece, Trailers trailers) {
+        if (framing != ClientFraming.CHUNKED || !acceptsTrailers || trailers.isEmpty()) {
+            return body(lastPiece, true);
+        }
+        Buffer data = ChunkFramer.frame(memory, lastPiece, false);
+        Buffer end = ChunkFramer.lastChunk(memory, trailers.fieldLines());
+        return data == null ? end : OneWrite.of(memory, data, end);
     }
 
     /** Kodiak's answer for {@code error}, to the request being answered. */

@@ -20,7 +20,7 @@ import static java.nio.charset.StandardCharsets.US_ASCII;
  * X-Forwarded-For/-Proto/-Host, and the framing of the body as it will be sent; then the route's
  * request-headers rules, which may replace or remove any of these but the framing.
  */
-final class UpstreamRequestHead {
+public final class UpstreamRequestHead {
     private static final byte[] HTTP_11 = " HTTP/1.1\r\n".getBytes(US_ASCII);
     private static final byte[] HOST = name("Host");
     private static final byte[] X_FORWARDED_FOR = name("X-Forwarded-For");
@@ -46,7 +46,7 @@ final class UpstreamRequestHead {
      * The head for {@code request} on {@code route}, sent to {@code target}: with the
      * route's request-headers rules applied to the client's fields and Kodiak's own alike.
      */
-    static Buffer build(RequestHead head, Route route, Rewrites.Target target, boolean persistent,
+    public static Buffer build(RequestHead head, Route route, Rewrites.Target target, boolean persistent,
                         ForwardedRequest request, MemoryManager memory) {
         boolean upgrade = request.upgrade();
         HeaderRules rules = route.requestHeaders();

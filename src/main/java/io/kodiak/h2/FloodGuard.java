@@ -8,7 +8,7 @@ package io.kodiak.h2;
  * ENHANCE_YOUR_CALM and closed. The replies such frames call for are bounded elsewhere: the
  * connection stops reading while its write queue is full.
  */
-final class FloodGuard {
+public final class FloodGuard {
     private static final long SECOND = 1_000_000_000L;
     private final int maxResets;
     private final int maxIdleFrames;
@@ -16,19 +16,19 @@ final class FloodGuard {
     private int resets;
     private int idleFrames;
 
-    FloodGuard(int maxResetsPerSecond, int maxIdleFramesPerSecond) {
+    public FloodGuard(int maxResetsPerSecond, int maxIdleFramesPerSecond) {
         this.maxResets = maxResetsPerSecond;
         this.maxIdleFrames = maxIdleFramesPerSecond;
     }
 
     /** A stream the client reset, or one refused; true when that is one too many. */
-    boolean reset() {
+    public boolean reset() {
         roll();
         return ++resets > maxResets;
     }
 
     /** A frame that made no progress; true when that is one too many. */
-    boolean idleFrame() {
+    public boolean idleFrame() {
         roll();
         return ++idleFrames > maxIdleFrames;
     }

@@ -1,46 +1,46 @@
 package io.kodiak.h2;
 
 /** RFC 9113 §6: frame types, flags, settings identifiers and the limits the framing sets. */
-final class Frame {
-    static final int HEADER_LENGTH = 9;
+public final class Frame {
+    public static final int HEADER_LENGTH = 9;
 
-    static final int DATA = 0x0;
-    static final int HEADERS = 0x1;
-    static final int PRIORITY = 0x2;
-    static final int RST_STREAM = 0x3;
-    static final int SETTINGS = 0x4;
-    static final int PUSH_PROMISE = 0x5;
-    static final int PING = 0x6;
-    static final int GOAWAY = 0x7;
-    static final int WINDOW_UPDATE = 0x8;
-    static final int CONTINUATION = 0x9;
+    public static final int DATA = 0x0;
+    public static final int HEADERS = 0x1;
+    public static final int PRIORITY = 0x2;
+    public static final int RST_STREAM = 0x3;
+    public static final int SETTINGS = 0x4;
+    public static final int PUSH_PROMISE = 0x5;
+    public static final int PING = 0x6;
+    public static final int GOAWAY = 0x7;
+    public static final int WINDOW_UPDATE = 0x8;
+    public static final int CONTINUATION = 0x9;
 
-    static final int END_STREAM = 0x1;
-    static final int ACK = 0x1;
-    static final int END_HEADERS = 0x4;
-    static final int PADDED = 0x8;
-    static final int PRIORITY_FLAG = 0x20;
+    public static final int END_STREAM = 0x1;
+    public static final int ACK = 0x1;
+    public static final int END_HEADERS = 0x4;
+    public static final int PADDED = 0x8;
+    public static final int PRIORITY_FLAG = 0x20;
 
-    static final int SETTINGS_HEADER_TABLE_SIZE = 0x1;
-    static final int SETTINGS_ENABLE_PUSH = 0x2;
-    static final int SETTINGS_MAX_CONCURRENT_STREAMS = 0x3;
-    static final int SETTINGS_INITIAL_WINDOW_SIZE = 0x4;
-    static final int SETTINGS_MAX_FRAME_SIZE = 0x5;
-    static final int SETTINGS_MAX_HEADER_LIST_SIZE = 0x6;
+    public static final int SETTINGS_HEADER_TABLE_SIZE = 0x1;
+    public static final int SETTINGS_ENABLE_PUSH = 0x2;
+    public static final int SETTINGS_MAX_CONCURRENT_STREAMS = 0x3;
+    public static final int SETTINGS_INITIAL_WINDOW_SIZE = 0x4;
+    public static final int SETTINGS_MAX_FRAME_SIZE = 0x5;
+    public static final int SETTINGS_MAX_HEADER_LIST_SIZE = 0x6;
 
     /** Every peer starts from these until its SETTINGS says otherwise. */
-    static final int DEFAULT_WINDOW = 65_535;
-    static final int DEFAULT_MAX_FRAME_SIZE = 16_384;
-    static final int LARGEST_MAX_FRAME_SIZE = 16_777_215;
-    static final int LARGEST_WINDOW = Integer.MAX_VALUE;
+    public static final int DEFAULT_WINDOW = 65_535;
+    public static final int DEFAULT_MAX_FRAME_SIZE = 16_384;
+    public static final int LARGEST_MAX_FRAME_SIZE = 16_777_215;
+    public static final int LARGEST_WINDOW = Integer.MAX_VALUE;
 
     /** The client connection preface (RFC 9113 §3.4), before its first SETTINGS frame. */
-    static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    public static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private Frame() {
     }
 
-    static String typeName(int type) {
+    public static String typeName(int type) {
         return switch (type) {
             case DATA -> "DATA";
             case HEADERS -> "HEADERS";

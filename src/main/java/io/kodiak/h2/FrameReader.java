@@ -7,20 +7,20 @@ import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.MemoryManager;
 
 /**
- * Splits what a client connection reads into frames, however the reads cut them: first the
- * client's preface, then each frame's 9-byte header and payload. A DATA frame that arrived whole
+ * Splits what a connection reads into frames, however the reads cut them: first the
+ * client's preface (on a server's side), then each frame's 9-byte header and payload. A DATA frame that arrived whole
  * is handed on as a slice of the read buffer (no copy); one cut across reads is gathered into a
  * buffer of its own. Other frames are gathered into one array, reused. A frame longer than our
  * SETTINGS_MAX_FRAME_SIZE is a connection error (FRAME_SIZE_ERROR) before any of it is kept.
  */
-final class FrameReader {
+public final class FrameReader {
     /** What the reader hands on. */
-    interface Listener {
+    public interface Listener {
         /** A whole frame other than DATA, its payload in {@code payload[0, length)} (valid during the call). */
-        void onFrame(int type, int flags, int streamId, byte[] payload, int length) throws Http2Exception;
+        public void onFrame(int type, int flags, int streamId, byte[] payload, int length) throws Http2Exception;
 
         /** A DATA frame; {@code payload} is all of its payload (padding included), the listener's to release. */
-        void onData(int flags, int streamId, Buffer payload) throws Http2Exception;
+        public void onData(int flags, int streamId, Buffer payload) throws Http2Exception;
     }
 
     private final MemoryManager memory;
@@ -37,9 +37,16 @@ final class FrameReader {
     /** A DATA frame's payload being gathered across reads. */
     private Buffer data;
 
-    FrameReader(MemoryManager memory, int maxFrameSize) {
+    /** The server's side: the client's preface comes first. */
+    public FrameReader(MemoryManager memory, int maxFrameSize) {
+        this(memory, maxFrameSize, true);
+    }
+
+    /** {@code preface}: false on the client's side, whose peer opens with its SETTINGS frame alone. */
+    public FrameReader(MemoryManager memory, int maxFrameSize, boolean preface) {
         this.memory = memory;
         this.maxFrameSize = maxFrameSize;
+        this.prefaceRead = preface ? 0 : Frame.PREFACE.length;
     }
 
     /** The preface was read whole. */
@@ -51,7 +58,7 @@ final class FrameReader {
      * Reads from {@code in} until one frame was handed on or the bytes ran out; true when a frame
      * was handed on (the caller may stop between frames: its output is full).
      */
-    boolean next(FilterChainContext ctx, Buffer in, Listener listener) throws Http2Exception {
+    public boolean next(FilterChainContext ctx, Buffer in, Listener listener) throws Http2Exception {
         while (prefaceRead < Frame.PREFACE.length) {
             if (!in.hasRemaining()) {
                 return false;
@@ -130,7 +137,7 @@ final class FrameReader {
     }
 
     /** The connection is gone: a DATA payload being gathered goes back to its pool. */
-    void release() {
+    public void release() {
         if (data != null) {
             data.tryDispose();
             data = null;

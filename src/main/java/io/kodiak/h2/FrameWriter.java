@@ -10,10 +10,10 @@ import java.nio.ByteBuffer;
  * (a DATA frame's payload goes as its own buffer after its header: the body piece is never
  * copied).
  */
-final class FrameWriter {
+public final class FrameWriter {
     private final MemoryManager memory;
 
-    FrameWriter(MemoryManager memory) {
+    public FrameWriter(MemoryManager memory) {
         this.memory = memory;
     }
 
@@ -30,7 +30,7 @@ final class FrameWriter {
     }
 
     /** Our SETTINGS: each pair is an identifier and its value. */
-    Buffer settings(int... pairs) {
+    public Buffer settings(int... pairs) {
         Buffer out = start(pairs.length / 2 * 6, Frame.SETTINGS, 0, 0);
         for (int i = 0; i < pairs.length; i += 2) {
             out.putShort((short) pairs[i]).putInt(pairs[i + 1]);
@@ -38,23 +38,37 @@ final class FrameWriter {
         return done(out);
     }
 
-    Buffer settingsAck() {
+    /** The client's connection preface and its SETTINGS (RFC 9113 §3.4), in one buffer. */
+    public Buffer preface(int... pairs) {
+        Buffer settings = settings(pairs);
+        Buffer out = memory.allocate(Frame.PREFACE.length + settings.remaining());
+        out.put(Frame.PREFACE).put(settings);
+        settings.tryDispose();
+        return done(out);
+    }
+
+    /** A PING of ours (a keep-alive check), its {@code payload} to come back in the ACK. */
+    public Buffer ping(long payload) {
+        return done(start(8, Frame.PING, 0, 0).putLong(payload));
+    }
+
+    public Buffer settingsAck() {
         return done(start(0, Frame.SETTINGS, Frame.ACK, 0));
     }
 
-    Buffer pingAck(long payload) {
+    public Buffer pingAck(long payload) {
         return done(start(8, Frame.PING, Frame.ACK, 0).putLong(payload));
     }
 
-    Buffer windowUpdate(int streamId, int increment) {
+    public Buffer windowUpdate(int streamId, int increment) {
         return done(start(4, Frame.WINDOW_UPDATE, 0, streamId).putInt(increment));
     }
 
-    Buffer rstStream(int streamId, ErrorCode code) {
+    public Buffer rstStream(int streamId, ErrorCode code) {
         return done(start(4, Frame.RST_STREAM, 0, streamId).putInt(code.code));
     }
 
-    Buffer goAway(int lastStreamId, ErrorCode code, String debug) {
+    public Buffer goAway(int lastStreamId, ErrorCode code, String debug) {
         byte[] text = debug == null ? new byte[0] : debug.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         Buffer out = start(8 + text.length, Frame.GOAWAY, 0, 0);
         out.putInt(lastStreamId).putInt(code.code).put(text);
@@ -62,7 +76,7 @@ final class FrameWriter {
     }
 
     /** The header of a DATA frame whose {@code length} bytes of payload follow as their own buffer. */
-    Buffer dataHeader(int streamId, int length, boolean endStream) {
+    public Buffer dataHeader(int streamId, int length, boolean endStream) {
         return done(start(length, Frame.DATA, endStream ? Frame.END_STREAM : 0, streamId));
     }
 
@@ -70,7 +84,7 @@ final class FrameWriter {
      * A header block as HEADERS and as many CONTINUATION frames as {@code maxFrameSize} (the
      * peer's) asks, in one buffer: nothing may come between them on the connection.
      */
-    Buffer headers(int streamId, ByteBuffer block, boolean endStream, int maxFrameSize) {
+    public Buffer headers(int streamId, ByteBuffer block, boolean endStream, int maxFrameSize) {
         int length = block.remaining();
         int frames = Math.max(1, (length + maxFrameSize - 1) / maxFrameSize);
         Buffer out = memory.allocate(length + frames * Frame.HEADER_LENGTH);

@@ -13,7 +13,7 @@ import java.util.Arrays;
  * that will be reset: HPACK's dynamic table is the connection's, and a block left undecoded would
  * put it out of step with the client's.
  */
-final class HeaderBlock {
+public final class HeaderBlock {
     private final int limit;
     private byte[] bytes = new byte[1024];
     private int length;
@@ -23,26 +23,26 @@ final class HeaderBlock {
     /** A stream error found in the HEADERS frame itself, raised once the block is decoded. */
     private Http2Exception deferred;
 
-    HeaderBlock(int limit) {
+    public HeaderBlock(int limit) {
         this.limit = limit;
     }
 
     /** A block is open: only its CONTINUATION may come next. */
-    boolean open() {
+    public boolean open() {
         return streamId != 0;
     }
 
-    int streamId() {
+    public int streamId() {
         return streamId;
     }
 
     /** The HEADERS frame had END_STREAM: no body follows. */
-    boolean endsStream() {
+    public boolean endsStream() {
         return endsStream;
     }
 
     /** A HEADERS frame: its padding and priority taken off; true when the block is whole (END_HEADERS). */
-    boolean headers(int flags, int stream, byte[] payload, int frameLength) throws Http2Exception {
+    public boolean headers(int flags, int stream, byte[] payload, int frameLength) throws Http2Exception {
         if (stream == 0) {
             throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, "HEADERS on stream 0");
         }
@@ -78,7 +78,7 @@ final class HeaderBlock {
     }
 
     /** A CONTINUATION frame; true when the block is whole. */
-    boolean continuation(int flags, int stream, byte[] payload, int frameLength) throws Http2Exception {
+    public boolean continuation(int flags, int stream, byte[] payload, int frameLength) throws Http2Exception {
         if (streamId == 0 || stream != streamId) {
             throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, "CONTINUATION without the HEADERS before it");
         }
@@ -104,7 +104,7 @@ final class HeaderBlock {
      * HEADERS frame carried) is thrown after the decoding, so the table stays in step; a decoding
      * failure is a connection error (COMPRESSION_ERROR).
      */
-    MetaData decode(HpackDecoder decoder) throws Http2Exception {
+    public MetaData decode(HpackDecoder decoder) throws Http2Exception {
         int stream = streamId;
         streamId = 0;
         MetaData fields;

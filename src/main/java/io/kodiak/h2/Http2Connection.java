@@ -202,6 +202,11 @@ public final class Http2Connection implements FrameReader.Listener {
         out.headers(stream.id, headerBlock, endStream);
     }
 
+    /** HPACK could not encode a block: the table is lost, and the connection with it (on the loop's next turn). */
+    void encodingFailed() {
+        peer.loop().post(() -> connectionError(ErrorCode.INTERNAL_ERROR, "a header block HPACK could not encode"));
+    }
+
     void windowUpdate(int streamId, int increment) {
         out.write(frames.windowUpdate(streamId, increment));
     }

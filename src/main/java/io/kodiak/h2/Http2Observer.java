@@ -33,4 +33,16 @@ public interface Http2Observer {
 
     /** A GOAWAY sent ({@code byClient} false) or received, with its code. */
     void goAway(boolean byClient, String code);
+
+    /** An h2 connection to an upstream server opened (+1) or closed (-1). */
+    default void upstreamConnection(int change) {
+    }
+
+    /** An upstream server reset one of our streams, with the RST_STREAM's code. */
+    default void upstreamStreamReset(String code) {
+    }
+
+    /** An upstream server sent GOAWAY, with its code. */
+    default void upstreamGoAway(String code) {
+    }
 }

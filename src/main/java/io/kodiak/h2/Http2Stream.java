@@ -27,9 +27,9 @@ import java.util.ArrayDeque;
  * <p>The request's body comes as DATA; the window the client may fill is given back as the
  * exchange takes each piece, and held back while the exchange has asked the client to pause.
  */
-final class Http2Stream implements ClientStream {
+final class Http2Stream implements ClientStream, SendingStream {
     /** Response bytes a stream may hold beyond its send window before its upstream's reads pause. */
-    static final int BUFFERED_LIMIT = 64 * 1024;
+    static final int BUFFERED_LIMIT = Outbound.STREAM_BUFFER_LIMIT;
 
     private final Http2Connection owner;
     final int id;
@@ -54,6 +54,8 @@ final class Http2Stream implements ClientStream {
     /** The exchange gave the response's end (or a local answer): nothing more comes from it. */
     private boolean answered;
     private WriteHandler roomWaiter;
+    /** The response's trailers, to end the stream with once its DATA is out; null: END_STREAM on DATA. */
+    private io.kodiak.http.Trailers trailers;
 
     Http2Stream(Http2Connection owner, int id, long sendWindow, int receiveWindow) {
         this.owner = owner;
@@ -73,8 +75,19 @@ final class Http2Stream implements ClientStream {
         this.headRequest = head;
     }
 
-    StreamState state() {
+    @Override
+    public int id() {
+        return id;
+    }
+
+    @Override
+    public StreamState state() {
         return state;
+    }
+
+    @Override
+    public long sendWindow() {
+        return sendWindow;
     }
 
     Exchange exchange() {
@@ -234,6 +247,28 @@ final class Http2Stream implements ClientStream {
     }
 
     @Override
+    public void sendEnd(Buffer lastPiece, io.kodiak.http.Trailers fields) {
+        if (state.sends() && !headRequest && fields != null && !fields.isEmpty()) {
+            trailers = fields;
+        }
+        sendBody(lastPiece, true);
+    }
+
+    @Override
+    public boolean endsWithTrailers() {
+        return trailers != null;
+    }
+
+    @Override
+    public java.nio.ByteBuffer trailerBlock() {
+        java.nio.ByteBuffer block = owner.encoder().trailers(trailers);
+        if (block == null) {
+            owner.encodingFailed();
+        }
+        return block;
+    }
+
+    @Override
     public void relay(Buffer bytes) {
         // No tunnel on an HTTP/2 stream (no Upgrade reaches an exchange from here).
         Pieces.drop(bytes);
@@ -333,15 +368,18 @@ final class Http2Stream implements ClientStream {
         return !queued.isEmpty() || endQueued && state.sends();
     }
 
-    ArrayDeque<Buffer> queued() {
+    @Override
+    public ArrayDeque<Buffer> queued() {
         return queued;
     }
 
-    boolean endQueued() {
+    @Override
+    public boolean endQueued() {
         return endQueued;
     }
 
-    void sent(int n) {
+    @Override
+    public void sent(int n) {
         queuedBytes -= n;
         sendWindow -= n;
     }
@@ -361,7 +399,8 @@ final class Http2Stream implements ClientStream {
     }
 
     /** Our END_STREAM went out. */
-    void localEnded() {
+    @Override
+    public void localEnded() {
         if (!state.sends()) {
             // Closed meanwhile: the write found the connection gone, and its close closed the stream.
             return;

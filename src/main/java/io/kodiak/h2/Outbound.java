@@ -15,7 +15,10 @@ import java.nio.ByteBuffer;
  * per-connection write-queue cap): past it every stream says it has no room, so a client that
  * opens no window holds at most that much.
  */
-final class Outbound {
+public final class Outbound {
+    /** Bytes a stream may hold beyond its send window before whatever feeds it pauses. */
+    public static final int STREAM_BUFFER_LIMIT = 64 * 1024;
+
     private final Connection<?> connection;
     private final WriteQueues queues;
     private final FrameWriter frames;
@@ -26,98 +29,104 @@ final class Outbound {
     /** DATA bytes waiting on all streams for window. */
     private long queued;
 
-    Outbound(Connection<?> connection, WriteQueues queues, FrameWriter frames) {
+    public Outbound(Connection<?> connection, WriteQueues queues, FrameWriter frames) {
         this.connection = connection;
         this.queues = queues;
         this.frames = frames;
-        this.queueLimit = Math.max(queues.perConnection(), Http2Stream.BUFFERED_LIMIT);
+        this.queueLimit = Math.max(queues.perConnection(), STREAM_BUFFER_LIMIT);
     }
 
-    FrameWriter frames() {
+    public FrameWriter frames() {
         return frames;
     }
 
-    void write(Buffer bytes) {
+    public void write(Buffer bytes) {
         queues.write(connection, bytes);
     }
 
-    void headers(int streamId, ByteBuffer block, boolean endStream) {
+    public void headers(int streamId, ByteBuffer block, boolean endStream) {
         write(frames.headers(streamId, block, endStream, peerMaxFrameSize));
     }
 
     /** The client's write queue and the streams' queues together have room. */
-    boolean hasRoom() {
+    public boolean hasRoom() {
         return queued < queueLimit && queues.hasRoom(connection);
     }
 
     /** Waits for the write queue (the streams' own limit is the stream's to wait for). */
-    void whenRoom(WriteHandler then) {
+    public void whenRoom(WriteHandler then) {
         queues.whenRoom(connection, then);
     }
 
-    boolean writeQueueHasRoom() {
+    public boolean writeQueueHasRoom() {
         return queues.hasRoom(connection);
     }
 
-    void queued(long n) {
+    public void queued(long n) {
         queued += n;
     }
 
     /** Some stream has DATA waiting for window. */
-    boolean anyQueued() {
+    public boolean anyQueued() {
         return queued > 0;
     }
 
-    int peerInitialWindow() {
+    public int peerInitialWindow() {
         return peerInitialWindow;
     }
 
     /** The peer's SETTINGS_INITIAL_WINDOW_SIZE: returns the change every stream's window takes. */
-    int peerInitialWindow(int value) {
+    public int peerInitialWindow(int value) {
         int delta = value - peerInitialWindow;
         peerInitialWindow = value;
         return delta;
     }
 
-    void peerMaxFrameSize(int value) {
+    public void peerMaxFrameSize(int value) {
         peerMaxFrameSize = value;
     }
 
     /** A WINDOW_UPDATE on stream 0; false when it takes the window past 2^31-1. */
-    boolean connectionWindowUpdate(int increment) {
+    public boolean connectionWindowUpdate(int increment) {
         connectionWindow += increment;
         return connectionWindow <= Frame.LARGEST_WINDOW;
     }
 
     /** The stream cannot send for want of window (its own, or the connection's). */
-    boolean blocked(Http2Stream stream) {
-        return !stream.queued().isEmpty() && (stream.sendWindow <= 0 || connectionWindow <= 0);
+    boolean blocked(SendingStream stream) {
+        return !stream.queued().isEmpty() && (stream.sendWindow() <= 0 || connectionWindow <= 0);
     }
 
     /**
-     * Sends what the windows allow of the stream's queued DATA, and its END_STREAM once all of it
-     * went; true when anything went out.
+     * Sends what the windows allow of the stream's queued DATA, and its end once all of it went
+     * (END_STREAM on the last DATA, or its trailer block); true when anything went out.
      */
-    boolean flush(Http2Stream stream) {
+    public boolean flush(SendingStream stream) {
         boolean moved = false;
+        boolean trailers = stream.endsWithTrailers();
         while (stream.state().sends()) {
             Buffer next = stream.queued().peek();
             if (next == null) {
                 if (stream.endQueued()) {
-                    write(frames.dataHeader(stream.id, 0, true));
+                    ByteBuffer block = trailers ? stream.trailerBlock() : null;
+                    if (block != null) {
+                        headers(stream.id(), block, true);
+                    } else {
+                        write(frames.dataHeader(stream.id(), 0, true));
+                    }
                     stream.localEnded();
                     moved = true;
                 }
                 break;
             }
-            long window = Math.min(stream.sendWindow, connectionWindow);
+            long window = Math.min(stream.sendWindow(), connectionWindow);
             if (window <= 0) {
                 break;
             }
             int n = (int) Math.min(Math.min(next.remaining(), window), peerMaxFrameSize);
             Buffer piece = n == next.remaining() ? stream.queued().poll() : Pieces.slice(next, n);
-            boolean end = stream.queued().isEmpty() && stream.endQueued();
-            write(frames.dataHeader(stream.id, n, end));
+            boolean end = !trailers && stream.queued().isEmpty() && stream.endQueued();
+            write(frames.dataHeader(stream.id(), n, end));
             write(piece);
             connectionWindow -= n;
             queued -= n;

@@ -59,6 +59,24 @@ final class ResponseEncoder {
         return encode(head.status(), fields);
     }
 
+    /** A trailer block: the fields alone, no pseudo-header (RFC 9113 §8.1). */
+    ByteBuffer trailers(io.kodiak.http.Trailers trailers) {
+        HttpFields.Mutable fields = HttpFields.build(4);
+        trailers.forEach(fields::add);
+        int worst = 64;
+        for (var field : fields) {
+            worst += 4 * (field.getName().length() + field.getValue().length()) + 16;
+        }
+        ByteBuffer block = ByteBuffer.allocate(worst);
+        try {
+            encoder.encode(block, new MetaData(HttpVersion.HTTP_2, fields));
+        } catch (HpackException | RuntimeException e) {
+            return null;
+        }
+        block.flip();
+        return block;
+    }
+
     /** Kodiak's own head: a status and the fields given as name, value, name, value... */
     ByteBuffer status(int status, String... nameValues) {
         HttpFields.Mutable fields = HttpFields.build(nameValues.length / 2);

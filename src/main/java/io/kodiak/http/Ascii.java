@@ -46,4 +46,28 @@ public final class Ascii {
     static byte[] bytes(String ascii) {
         return ascii.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     }
+
+    /**
+     * True when the comma-separated list in {@code [from, to)} has {@code lowerCase} as one of its
+     * elements, whitespace around it and any ";parameters" after it aside (RFC 9110 §5.6.1).
+     */
+    public static boolean containsToken(byte[] array, int from, int to, byte[] lowerCase) {
+        int i = from;
+        while (i < to) {
+            int end = i;
+            while (end < to && array[end] != ',') {
+                end++;
+            }
+            int e = i;
+            while (e < end && array[e] != ';') {
+                e++;
+            }
+            int s = skipOws(array, i, e);
+            if (equalsIgnoreCase(array, s, trimOws(array, s, e), lowerCase)) {
+                return true;
+            }
+            i = end + 1;
+        }
+        return false;
+    }
 }

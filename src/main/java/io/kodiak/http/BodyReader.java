@@ -32,30 +32,50 @@ public final class BodyReader {
     private State state = State.DONE;
     private long remaining;
 
+    /** A response's body keeps a chunked trailer section, which may be relayed. */
+    private final boolean keepTrailers;
+    /** The body being read (or just ended) is chunked. */
+    private boolean chunked;
+
     /** {@code maxTrailerSize}: the bound of a chunked body's trailer section. */
     public BodyReader(int maxTrailerSize) {
+        this(maxTrailerSize, false);
+    }
+
+    /** {@code keepTrailers}: {@link #trailers()} gives a chunked body's trailer fields at its end. */
+    public BodyReader(int maxTrailerSize, boolean keepTrailers) {
         this.maxTrailerSize = maxTrailerSize;
+        this.keepTrailers = keepTrailers;
+    }
+
+    /** At a chunked body's end: its trailer fields when they are kept and there were any, else null. */
+    public Trailers trailers() {
+        return chunked ? chunks.trailers() : null;
     }
 
     /** A body delimited by {@code length} octets (none when 0). */
     public void expectLength(long length) {
         remaining = length;
+        chunked = false;
         state = length > 0 ? State.LENGTH : State.DONE;
     }
 
     public void expectChunked() {
         if (chunks == null) {
-            chunks = new ChunkedDecoder(maxTrailerSize);
+            chunks = new ChunkedDecoder(maxTrailerSize, keepTrailers);
         }
         chunks.reset();
+        chunked = true;
         state = State.CHUNKED;
     }
 
     public void expectUntilClose() {
+        chunked = false;
         state = State.UNTIL_CLOSE;
     }
 
     public void expectNone() {
+        chunked = false;
         state = State.DONE;
     }
 

@@ -13,8 +13,10 @@ import java.nio.charset.StandardCharsets;
  * Frames body data as chunks (RFC 9112 §7.1) for a peer that reads chunked: a size line and a
  * CRLF go around the data, which is copied with them into one array only when small
  * ({@link OneWrite#COPY_LIMIT}), and otherwise chained, never copied. Bodies are re-framed rather than relayed
- * verbatim so that what leaves is always in the one form Kodiak writes: chunk extensions and
- * trailers, which were checked on the way in, are dropped (RFC 9112 §7.1.1, §7.1.2 allow it).
+ * verbatim so that what leaves is always in the one form Kodiak writes: chunk extensions, which
+ * were checked on the way in, are dropped (RFC 9112 §7.1.1 allows it), and so are a request's
+ * trailers; a response's trailers go in the last chunk ({@link #lastChunk}) when the client asked
+ * for them.
  */
 public final class ChunkFramer {
     private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
@@ -35,6 +37,18 @@ public final class ChunkFramer {
         line[digits] = '\r';
         line[digits + 1] = '\n';
         return line;
+    }
+
+    /** The last chunk with a trailer section: {@code fieldLines} (each ending in CRLF), then the final CRLF. */
+    public static Buffer lastChunk(MemoryManager memory, byte[] fieldLines) {
+        byte[] out = new byte[3 + fieldLines.length + 2];
+        out[0] = '0';
+        out[1] = '\r';
+        out[2] = '\n';
+        System.arraycopy(fieldLines, 0, out, 3, fieldLines.length);
+        out[out.length - 2] = '\r';
+        out[out.length - 1] = '\n';
+        return Buffers.wrap(memory, out);
     }
 
     /** {@code data} as one chunk; followed by the last chunk when {@code last}. An empty piece is only the end, or nothing. */

@@ -85,8 +85,61 @@ public final class ChunkedDecoder {
     private int lineLength;
     private int trailerLength;
 
+    /** Keeps the trailer section's bytes for {@link #trailers()} (a response's, which may be relayed). */
+    private final boolean keepTrailers;
+    private byte[] trailerBytes;
+    private int trailerKept;
+
     public ChunkedDecoder(int maxTrailerSize) {
+        this(maxTrailerSize, false);
+    }
+
+    public ChunkedDecoder(int maxTrailerSize, boolean keepTrailers) {
         this.maxTrailerSize = maxTrailerSize;
+        this.keepTrailers = keepTrailers;
+    }
+
+    /**
+     * After the body's end: its trailer fields, checked by the field-line rules as they were read;
+     * null when there were none, or they are not kept.
+     */
+    public Trailers trailers() {
+        if (!keepTrailers || state != State.DONE || trailerKept <= 2) {
+            return null;
+        }
+        Trailers fields = new Trailers();
+        int line = 0;
+        for (int i = 0; i + 1 < trailerKept; i++) {
+            if (trailerBytes[i] == '\r' && trailerBytes[i + 1] == '\n') {
+                if (i > line) {
+                    int colon = line;
+                    while (trailerBytes[colon] != ':') {
+                        colon++;
+                    }
+                    int from = Ascii.skipOws(trailerBytes, colon + 1, i);
+                    fields.add(new String(trailerBytes, line, colon - line, java.nio.charset.StandardCharsets.ISO_8859_1),
+                            new String(trailerBytes, from, Ascii.trimOws(trailerBytes, from, i) - from,
+                                    java.nio.charset.StandardCharsets.ISO_8859_1));
+                }
+                line = i + 2;
+                i++;
+            }
+        }
+        return fields.isEmpty() ? null : fields;
+    }
+
+    private void keep(Buffer buffer, int from, int to) {
+        int n = to - from;
+        if (trailerBytes == null || trailerKept + n > trailerBytes.length) {
+            byte[] larger = new byte[Math.max(64, Math.max(trailerKept + n, trailerBytes == null ? 0 : trailerBytes.length * 2))];
+            if (trailerBytes != null) {
+                System.arraycopy(trailerBytes, 0, larger, 0, trailerKept);
+            }
+            trailerBytes = larger;
+        }
+        for (int i = from; i < to; i++) {
+            trailerBytes[trailerKept++] = buffer.get(i);
+        }
     }
 
     /** Ready for a new body. */
@@ -95,6 +148,7 @@ public final class ChunkedDecoder {
         remaining = 0;
         lineLength = 0;
         trailerLength = 0;
+        trailerKept = 0;
         if (trailer != null) {
             trailer.reset();
         }
@@ -135,6 +189,9 @@ public final class ChunkedDecoder {
                 trailerLength += scanned;
                 if (trailerLength > maxTrailerSize) {
                     throw fail(Violation.TRAILER_TOO_LARGE);
+                }
+                if (keepTrailers) {
+                    keep(buffer, position, end < 0 ? limit : end);
                 }
                 if (end < 0) {
                     position = limit;

@@ -13,6 +13,7 @@ public final class RequestHead extends MessageHead {
     private static final byte[] HTTPS_SCHEME = Ascii.bytes("https://");
     private static final byte[] CONTINUE = Ascii.bytes("100-continue");
     private static final byte[] H2C = Ascii.bytes("h2c");
+    private static final byte[] TRAILERS = Ascii.bytes("trailers");
 
     private RequestMethod method;
     private String methodName;
@@ -201,6 +202,16 @@ public final class RequestHead extends MessageHead {
                 return true;
             }
             i = end + 1;
+        }
+        return false;
+    }
+
+    /** The client sent TE with "trailers" (RFC 9110 §10.1.4): it takes trailer fields in a chunked response. */
+    public boolean acceptsTrailers() {
+        for (int i = 0; i < fieldCount(); i++) {
+            if (name(i) == FieldName.TE && Ascii.containsToken(array, valueStart(i), valueEnd(i), TRAILERS)) {
+                return true;
+            }
         }
         return false;
     }

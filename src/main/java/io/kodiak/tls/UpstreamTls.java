@@ -99,7 +99,13 @@ public final class UpstreamTls {
      * handshake with its cause (the connection is closed after it).
      */
     public SSLFilter filterFor(String host, int port, BiConsumer<Connection<?>, Throwable> onFailure, TlsObserver observer) {
-        SSLFilter filter = new ReusingSslFilter(null, new Engines(context, settings, host, port)) {
+        return filterFor(host, port, "http/1.1", onFailure, observer);
+    }
+
+    /** As above, offering {@code alpn} (the one protocol the connection will speak: http/1.1 or h2). */
+    public SSLFilter filterFor(String host, int port, String alpn, BiConsumer<Connection<?>, Throwable> onFailure,
+                               TlsObserver observer) {
+        SSLFilter filter = new ReusingSslFilter(null, new Engines(context, settings, host, port, alpn)) {
             @Override
             protected void notifyHandshakeFailed(Connection connection, Throwable t) {
                 // First: Grizzly's own handling fails the queued writes, which closes the
@@ -117,12 +123,14 @@ public final class UpstreamTls {
         private final UpstreamTlsSettings settings;
         private final String host;
         private final int port;
+        private final String alpn;
 
-        Engines(SSLContext context, UpstreamTlsSettings settings, String host, int port) {
+        Engines(SSLContext context, UpstreamTlsSettings settings, String host, int port, String alpn) {
             super(context, true, false, false);
             this.settings = settings;
             this.host = host;
             this.port = port;
+            this.alpn = alpn;
             setEnabledProtocols(PROTOCOLS);
         }
 
@@ -138,7 +146,7 @@ public final class UpstreamTls {
             engine.setUseClientMode(true);
             SSLParameters parameters = engine.getSSLParameters();
             parameters.setProtocols(PROTOCOLS);
-            parameters.setApplicationProtocols(new String[] {"http/1.1"});
+            parameters.setApplicationProtocols(new String[] {alpn});
             String sni = settings.serverName() != null ? settings.serverName() : host;
             if (!isAddressLiteral(sni)) {
                 parameters.setServerNames(List.of(new SNIHostName(sni)));
@@ -152,7 +160,7 @@ public final class UpstreamTls {
 
         @Override
         public SSLEngineConfigurator copy() {
-            return new Engines(getSslContext(), settings, host, port);
+            return new Engines(getSslContext(), settings, host, port, alpn);
         }
     }
 

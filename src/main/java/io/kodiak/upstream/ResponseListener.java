@@ -43,6 +43,13 @@ public interface ResponseListener {
      */
     void onResponseEnd(UpstreamConnection from, ResponseHead head, Buffer lastPiece, boolean reusable);
 
+    /**
+     * The response's trailer fields, just before its end ({@link #onResponseEnd} follows at once,
+     * with no head and no piece). Only a protocol that carries them (h2) reports any.
+     */
+    default void onResponseTrailers(UpstreamConnection from, io.kodiak.http.Trailers trailers) {
+    }
+
     /** After a 101: bytes of the new protocol, passed on as they come. False pauses reads as above. */
     boolean onTunnelBytes(UpstreamConnection from, Buffer bytes);
 
@@ -55,6 +62,10 @@ public interface ResponseListener {
 
     /** The response cannot be relayed (broken syntax or framing); the connection is being closed. */
     void onInvalidResponse(UpstreamConnection from, Violation violation);
+
+    /** The response cannot be relayed: a protocol's own breach, described ({@code detail}); the stream is being reset. */
+    default void onInvalidResponse(UpstreamConnection from, String detail) {
+    }
 
     /** The connection closed (by the upstream, a reset, or us) while bound to this listener. */
     void onUpstreamClosed(UpstreamConnection from);

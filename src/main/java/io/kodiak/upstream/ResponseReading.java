@@ -17,7 +17,8 @@ final class ResponseReading {
 
     final HeadReader heads = new HeadReader(HeadScanner.Start.STATUS_LINE, MAX_HEAD_SIZE, Violation.HEAD_TOO_LARGE);
     final ResponseHead head = new ResponseHead();
-    final BodyReader body = new BodyReader(MAX_HEAD_SIZE);
+    /** Its trailers are kept: a chunked response's trailer fields are relayed where the client can take them. */
+    final BodyReader body = new BodyReader(MAX_HEAD_SIZE, true);
     Phase phase = Phase.HEAD;
     /** The response being read will let the connection carry another request (its Connection field and HTTP version). */
     boolean keepAlive;

@@ -149,6 +149,18 @@ final class ServerConnections {
         connector.connect(address, counted(handler));
     }
 
+    /**
+     * A connect within the budget, for a connection many exchanges share (h2): false, connecting
+     * nothing, when max-connections are all open. On the caller's loop, which the connection joins.
+     */
+    boolean connectWithin(CompletionHandler<Connection> handler) {
+        if (!tryReserve()) {
+            return false;
+        }
+        connector.connect(address, counted(handler));
+        return true;
+    }
+
     private boolean tryReserve() {
         int now;
         do {

@@ -49,6 +49,8 @@ public final class UpstreamClient {
     private final EventLoops loops;
     /** Connections to http:// servers: the transport, then the response codec. */
     private final SocketConnectorHandler plainConnector;
+    /** Connections to http:// servers spoken to in h2 (h2c): the transport, then the h2 client connection. */
+    private final SocketConnectorHandler plainH2Connector;
     private final DelayedExecutor timers;
     private final HealthChecks healthChecks;
     private final FreshConnects freshConnects;
@@ -65,6 +67,10 @@ public final class UpstreamClient {
         plainConnector = TCPNIOConnectorHandler.builder(transport).processor(FilterChainBuilder.stateless()
                 .add(new UpstreamTransportFilter())
                 .add(new UpstreamFilter())
+                .build()).build();
+        plainH2Connector = TCPNIOConnectorHandler.builder(transport).processor(FilterChainBuilder.stateless()
+                .add(new UpstreamTransportFilter())
+                .add(new io.kodiak.h2.upstream.Http2UpstreamFilter())
                 .build()).build();
         healthChecks = new HealthChecks(transport, timers);
         freshConnects = new FreshConnects(timers);
@@ -161,20 +167,23 @@ public final class UpstreamClient {
 
     private UpstreamPool newPool(UpstreamGroupConfig.Server server, ProxyConfig.Upstream pool, UpstreamTls tls) {
         SocketConnectorHandler connector = tls != null ? tlsConnector(tls, server) : plainConnector;
-        return new UpstreamPool(new UpstreamTarget(server.host(), server.port(), ""), connector, tls, loops, timers, freshConnects,
+        // h2: the pool's own connections speak h2; health checks still speak HTTP/1.1.
+        SocketConnectorHandler shared = pool.protocol() != io.kodiak.config.UpstreamProtocolName.H2 ? connector
+                : tls != null ? tlsH2Connector(tls, server) : plainH2Connector;
+        return new UpstreamPool(new UpstreamTarget(server.host(), server.port(), ""), shared, connector, tls, loops, timers, freshConnects,
                 pool.maxConnections(), pool.connectTimeout().toMillis(), pool.idleTimeout().toMillis(),
                 pool.persistentConnections());
     }
 
     /** What makes two pools interchangeable: the same server, spoken to the same way, with the same limits. */
     private record PoolKey(String host, int port, UpstreamTls tls, int maxConnections, java.time.Duration connectTimeout,
-                           java.time.Duration idleTimeout, boolean persistent) {
+                           java.time.Duration idleTimeout, boolean persistent, io.kodiak.config.UpstreamProtocolName protocol) {
     }
 
     private static PoolKey poolKey(UpstreamGroupConfig settings, String host, int port, UpstreamTls tls) {
         ProxyConfig.Upstream pool = settings.pool();
         return new PoolKey(host, port, tls, pool.maxConnections(), pool.connectTimeout(), pool.idleTimeout(),
-                pool.persistentConnections());
+                pool.persistentConnections(), pool.protocol());
     }
 
     /**
@@ -251,6 +260,16 @@ public final class UpstreamClient {
                 .add(tls.filterFor(server.host(), server.port(), (connection, cause) -> UpstreamConnection.of(connection).tlsFailed(cause),
                         tlsObserver))
                 .add(new UpstreamFilter());
+        return TCPNIOConnectorHandler.builder(transport).processor(chain.build()).build();
+    }
+
+    /** As {@link #tlsConnector}, offering h2 by ALPN, with the h2 client connection on top. */
+    private SocketConnectorHandler tlsH2Connector(UpstreamTls tls, UpstreamGroupConfig.Server server) {
+        FilterChainBuilder chain = FilterChainBuilder.stateless()
+                .add(new UpstreamTransportFilter())
+                .add(tls.filterFor(server.host(), server.port(), "h2",
+                        io.kodiak.h2.upstream.Http2UpstreamFilter::tlsFailed, tlsObserver))
+                .add(new io.kodiak.h2.upstream.Http2UpstreamFilter());
         return TCPNIOConnectorHandler.builder(transport).processor(chain.build()).build();
     }
 

@@ -21,8 +21,9 @@ public final class UpstreamConnection {
     /** Idle, or answered: far in the future, so the timer scan keeps the entry without firing. */
     static final long NO_DEADLINE = Deadline.NONE;
 
-    private final ResponseReading reading = new ResponseReading();
-    private final ReadGate gate = new ReadGate();
+    /** The HTTP/1.1 response codec's state; null on a detached clock, which reads nothing. */
+    private final ResponseReading reading;
+    private final ReadGate gate;
     private final AtomicReference<ResponseListener> listener = new AtomicReference<>();
     private int requestsCarried;
     /** The bound exchange's next deadline; read by the timer thread. */
@@ -33,10 +34,32 @@ public final class UpstreamConnection {
     /** A read failed (a reset, a TLS record that did not decrypt): the close that follows is no end of a close-delimited body. */
     private volatile boolean readFailed;
 
+    /**
+     * The clock of one stream on a connection that carries many (h2): its deadline and the attempt
+     * bound to it, joined to the timer queue as a connection's is; {@link #retire()} at its end.
+     */
+    public static UpstreamConnection detached() {
+        return new UpstreamConnection(false);
+    }
+
+    UpstreamConnection() {
+        this(true);
+    }
+
+    private UpstreamConnection(boolean codec) {
+        reading = codec ? new ResponseReading() : null;
+        gate = codec ? new ReadGate() : null;
+    }
+
+    /** A detached clock's stream ended: it leaves the timer queue, and nothing reaches its listener any more. */
+    public void retire() {
+        closed();
+    }
+
     public static UpstreamConnection of(Connection<?> connection) {
         UpstreamConnection state = ATTR.get(connection);
         if (state == null) {
-            state = new UpstreamConnection();
+            state = new UpstreamConnection(true);
             ATTR.set(connection, state);
         }
         return state;
@@ -48,7 +71,9 @@ public final class UpstreamConnection {
 
     /** Binds {@code exchange} for one request; returns true when the connection carried requests before. */
     public boolean bind(ResponseListener exchange) {
-        gate.reset();
+        if (gate != null) {
+            gate.reset();
+        }
         listener.set(exchange);
         return requestsCarried++ > 0;
     }

@@ -69,6 +69,10 @@ public final class UpstreamFilter extends BaseFilter {
                     int n = reading.body.next(buffer);
                     Buffer piece = n > 0 ? Pieces.take(ctx, buffer, n) : null;
                     if (reading.body.isDone()) {
+                        io.kodiak.http.Trailers trailers = reading.body.trailers();
+                        if (trailers != null) {
+                            listener.onResponseTrailers(state, trailers);
+                        }
                         // What is left to read: the context's message, which a piece that was the
                         // whole buffer replaced with an empty one.
                         end(state, listener, null, piece, ctx.getMessage());

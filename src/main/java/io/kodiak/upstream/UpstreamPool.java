@@ -33,6 +33,8 @@ public final class UpstreamPool {
     private static final Logger LOG = LoggerFactory.getLogger(UpstreamPool.class);
     private final UpstreamTarget target;
     private final SocketConnectorHandler connector;
+    /** Opens the health checks' connections: HTTP/1.1, whatever the pool's connections speak. */
+    private final SocketConnectorHandler checks;
     /** How the connector speaks TLS; null for plain HTTP. */
     private final io.kodiak.tls.UpstreamTls tls;
     private final SocketAddress address;
@@ -49,18 +51,27 @@ public final class UpstreamPool {
     private final FreshConnects freshConnects;
     private final PoolTimers timers;
     private volatile boolean retired;
+    private final long idleTimeoutMillis;
+    /** Run once when the pool is retired (a shared-connection pool built on this one closes with it). */
+    private final java.util.List<Runnable> onClose = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    /** {@code connector}: opens connections with the server's filter chain (plain, or TLS under the codec). */
+    /**
+     * {@code connector}: opens the pool's connections with the server's filter chain (plain, or
+     * TLS, under the HTTP/1.1 codec or an h2 connection); {@code checks}: the HTTP/1.1 chain.
+     */
     @SuppressWarnings("unchecked")
-    UpstreamPool(UpstreamTarget target, SocketConnectorHandler connector, io.kodiak.tls.UpstreamTls tls, EventLoops loops,
+    UpstreamPool(UpstreamTarget target, SocketConnectorHandler connector, SocketConnectorHandler checks,
+                 io.kodiak.tls.UpstreamTls tls, EventLoops loops,
                  DelayedExecutor timers, FreshConnects freshConnects, int maxConnections, long connectTimeoutMillis,
                  long idleTimeoutMillis, boolean persistent) {
         this.target = target;
         this.connector = connector;
+        this.checks = checks;
         this.tls = tls;
         this.loops = loops;
         this.address = new InetSocketAddress(target.host(), target.port());
         this.persistent = persistent;
+        this.idleTimeoutMillis = idleTimeoutMillis;
         this.connectTimeoutMillis = connectTimeoutMillis;
         this.maxConnections = maxConnections;
         this.freshConnects = freshConnects;
@@ -122,6 +133,11 @@ public final class UpstreamPool {
 
     io.kodiak.tls.UpstreamTls tls() {
         return tls;
+    }
+
+    /** The server is https://: its connections speak TLS. */
+    public boolean speaksTls() {
+        return tls != null;
     }
 
     public UpstreamTarget target() {
@@ -211,6 +227,66 @@ public final class UpstreamPool {
         });
     }
 
+    /**
+     * A connection many exchanges will share (h2), opened on the caller's loop within
+     * max-connections and connect-timeout; false, and {@code handler} never called, when
+     * max-connections are all open.
+     */
+    public boolean connectShared(CompletionHandler<Connection> handler) {
+        FreshConnects.Attempt attempt = freshConnects.start(handler, connectTimeoutMillis);
+        boolean started = budget.connectWithin(new EmptyCompletionHandler<Connection>() {
+            @Override
+            public void completed(Connection connection) {
+                if (attempt.settle()) {
+                    handler.completed(connection);
+                } else {
+                    // Past connect-timeout: the waiters have moved on.
+                    connection.closeSilently();
+                }
+            }
+
+            @Override
+            public void failed(Throwable error) {
+                if (attempt.settle()) {
+                    handler.failed(error);
+                }
+            }
+
+            @Override
+            public void cancelled() {
+                if (attempt.settle()) {
+                    handler.failed(new IOException("connect cancelled"));
+                }
+            }
+        });
+        if (!started) {
+            attempt.settle();
+        }
+        return started;
+    }
+
+    /** Why an exchange waited in vain: max-connections were all open (503, as {@link #exhausted} tells). */
+    public static Throwable exhaustedError() {
+        return new ServerConnections.BudgetWaitTimedOut();
+    }
+
+    public long idleTimeoutMillis() {
+        return idleTimeoutMillis;
+    }
+
+    /** True once a reload retired the pool, or the proxy stops. */
+    public boolean retired() {
+        return retired;
+    }
+
+    /** {@code action} runs when the pool is retired (at once if it is already). */
+    public void whenClosed(Runnable action) {
+        onClose.add(action);
+        if (retired && onClose.remove(action)) {
+            action.run();
+        }
+    }
+
     /** Returns a connection whose last exchange completed cleanly; with persistence off it is closed instead. */
     public void release(Connection<?> connection) {
         if (!persistent) {
@@ -250,7 +326,7 @@ public final class UpstreamPool {
 
     /** A connection outside the pool (health checks, a retired pool's users), with the server's filter chain. */
     void connect(CompletionHandler<Connection> handler) {
-        connector.connect(address, handler);
+        checks.connect(address, handler);
     }
 
     public int maxConnections() {
@@ -311,6 +387,11 @@ public final class UpstreamPool {
         retired = true;
         for (SingleEndpointPool<SocketAddress> pool : pools) {
             pool.close();
+        }
+        for (Runnable action : onClose) {
+            if (onClose.remove(action)) {
+                action.run();
+            }
         }
         timers.release();
     }

@@ -253,6 +253,36 @@ class ConfigLoaderTest {
     private static final String ORDERS_ROUTE = "proxy.routes = [ { prefix = \"/orders/\", upstream = \"http://orders/api/\" } ]\n";
 
     @Test
+    void theUpstreamProtocolIsReadAtEachLevelAndABadOneRefusedByName() {
+        ProxyConfig config = ConfigLoader.fromConfig(ConfigFactory.parseString("""
+                proxy.upstream.protocol = "h2"
+                proxy.upstreams.orders { servers = [ "http://127.0.0.1:8081" ], protocol = "http/1.1" }
+                proxy.upstreams.grpc { servers = [ "http://127.0.0.1:8082" ] }
+                proxy.routes = [
+                  { prefix = "/orders/", upstream = "http://orders/" }
+                  { prefix = "/grpc/", upstream = "http://grpc/" }
+                  { prefix = "/own/", upstream = "http://127.0.0.1:9000/", protocol = "http/1.1" }
+                  { prefix = "/default/", upstream = "http://127.0.0.1:9001/" }
+                ]
+                """));
+        java.util.Map<String, UpstreamProtocolName> byGroup = new java.util.HashMap<>();
+        config.groups().forEach(group -> byGroup.put(group.name(), group.pool().protocol()));
+        assertEquals(UpstreamProtocolName.HTTP_1_1, byGroup.get("orders"));
+        assertEquals(UpstreamProtocolName.H2, byGroup.get("grpc"), "a group takes proxy.upstream.protocol");
+        assertEquals(UpstreamProtocolName.HTTP_1_1, byGroup.get("127.0.0.1:9000"));
+        assertEquals(UpstreamProtocolName.H2, byGroup.get("h2c://127.0.0.1:9001"), "an h2 route's own group says so in its name");
+
+        assertProblem(rejected("proxy.upstream.protocol = h3"), "proxy.upstream.protocol", "h3", "http/1.1, h2");
+        assertProblem(rejected("proxy.upstreams.g { servers = [ \"http://127.0.0.1:1\" ], protocol = spdy }\n"
+                + "proxy.routes = [ { prefix = \"/\", upstream = \"http://g/\" } ]"), "proxy.upstreams.g.protocol", "spdy", "http/1.1, h2");
+        assertProblem(rejected("proxy.routes = [ { prefix = \"/\", upstream = \"http://127.0.0.1:1/\", protocol = \"h2c\" } ]"),
+                "proxy.routes[0].protocol", "h2c", "http/1.1, h2");
+        assertProblem(rejected("proxy.upstreams.g { servers = [ \"http://127.0.0.1:1\" ] }\n"
+                        + "proxy.routes = [ { prefix = \"/\", upstream = \"http://g/\", protocol = \"h2\" } ]"),
+                "proxy.routes[0].protocol", "h2", "proxy.upstreams.g.protocol");
+    }
+
+    @Test
     void aGroupIsReadWithItsServersAndSettingsAndARouteNamesIt() {
         ProxyConfig config = ConfigLoader.fromConfig(ConfigFactory.parseString(ORDERS_ROUTE + """
                 proxy.upstreams.orders {

@@ -77,8 +77,9 @@ public final class RawHttp implements AutoCloseable {
             while (true) {
                 int size = Integer.parseInt(line().split(";")[0].trim(), 16);
                 if (size == 0) {
-                    while (!line().isEmpty()) {
-                        // trailer fields, ignored
+                    for (String trailer; !(trailer = line()).isEmpty(); ) {
+                        int colon = trailer.indexOf(':');
+                        response.trailers.add(new String[] {trailer.substring(0, colon), trailer.substring(colon + 1).trim()});
                     }
                     break;
                 }
@@ -240,6 +241,8 @@ public final class RawHttp implements AutoCloseable {
         public final String statusLine;
         public final List<String[]> headers;
         public byte[] body = new byte[0];
+        /** A chunked body's trailer fields, name and value. */
+        public final List<String[]> trailers = new java.util.ArrayList<>();
 
         Response(String statusLine, List<String[]> headers) {
             this.statusLine = statusLine;

@@ -116,6 +116,61 @@ class AllocationBudgetTest {
         }
     }
 
+    /**
+     * HTTP/1.1 in, h2 out: keep-alive POSTs to an h2c upstream (one connection, a stream per
+     * request), the request put in HTTP/2's form and HPACK-encoded, the response's head decoded
+     * and read back as an HTTP/1.1 head. Today's figure with its margin.
+     */
+    @ParameterizedTest(name = "to an h2c upstream, {0}-byte bodies both ways: at most {1} bytes per request")
+    @CsvSource({
+            "512, 5800",
+            "10240, 5800",
+    })
+    void theH2UpstreamPathStaysWithinItsBudget(int bodySize, long budget) throws Exception {
+        try (io.kodiak.support.H2Server h2 = io.kodiak.support.H2Server.start()) {
+            proxy = ProxyHarness.start("proxy.listener.selector-threads = 1\n"
+                    + "proxy.routes = [ { prefix = \"/\", upstream = \"" + h2.url() + "/\", protocol = \"h2\" } ]\n");
+            byte[] body = new byte[bodySize];
+            Arrays.fill(body, (byte) 'b');
+            String answer = "a".repeat(bodySize);
+            Thread server = new Thread(() -> {
+                try (io.kodiak.support.H2Server.Conn conn = h2.accept()) {
+                    while (true) {
+                        io.kodiak.support.H2Server.Request request = conn.request();
+                        conn.respond(request.stream(), 200, answer, "content-length", String.valueOf(bodySize));
+                    }
+                } catch (Exception closed) {
+                    // the test is over
+                }
+            }, "h2-upstream");
+            server.setDaemon(true);
+            server.start();
+            try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), proxy.port())) {
+                socket.setTcpNoDelay(true);
+                Client client = new Client(socket, body);
+                for (int i = 0; i < WARM_UP; i++) {
+                    client.exchange();
+                }
+                String jfr = System.getProperty("kodiak.test.allocation-jfr");
+                jdk.jfr.Recording recording = jfr == null ? null : new jdk.jfr.Recording(jdk.jfr.Configuration.getConfiguration("profile"));
+                if (recording != null) {
+                    recording.start();
+                }
+                long before = kodiakAllocatedBytes();
+                for (int i = 0; i < MEASURED; i++) {
+                    client.exchange();
+                }
+                long perRequest = (kodiakAllocatedBytes() - before) / MEASURED;
+                if (recording != null) {
+                    recording.dump(java.nio.file.Path.of(jfr));
+                    recording.close();
+                }
+                System.out.printf("allocation per request: h1 to h2c upstream, %d B bodies: %d B%n", bodySize, perRequest);
+                assertTrue(perRequest <= budget, perRequest + " bytes per request, over the budget of " + budget);
+            }
+        }
+    }
+
     private static void h2Exchange(io.kodiak.support.H2Client client, byte[] body) throws IOException {
         io.kodiak.support.H2Client.Response response = client.response(client.request("POST", "/echo", body,
                 "content-type", "application/octet-stream", "content-length", String.valueOf(body.length)));
