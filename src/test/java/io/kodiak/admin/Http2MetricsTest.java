@@ -38,4 +38,39 @@ class Http2MetricsTest {
             assertEquals(1, value(after, "kodiak_http2_goaways_total{code=\"NO_ERROR\",direction=\"received\"}"), after);
         }
     }
+
+    @Test
+    void h2UpstreamConnectionsResetsAndGoAwaysAreCounted() throws Exception {
+        try (io.kodiak.support.H2Server upstream = io.kodiak.support.H2Server.start();
+             AdminHarness proxy = AdminHarness.start("proxy.listener.selector-threads = 1\n"
+                     + "proxy.upstreams { g { protocol = \"h2\", servers = [ \"" + upstream.url() + "\" ], retry { attempts = 1 } } }\n"
+                     + "proxy.routes = [ { prefix = \"/\", upstream = \"http://g/\" } ]\n")) {
+            java.util.concurrent.CompletableFuture<Integer> answer = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try (io.kodiak.support.RawHttp client = new io.kodiak.support.RawHttp(proxy.kodiak.port())) {
+                    return client.send("GET /x HTTP/1.1\r\nHost: x\r\n\r\n").read(false).status();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            io.kodiak.support.H2Server.Conn conn = upstream.accept();
+            io.kodiak.support.H2Server.Request request = conn.request();
+            String during = proxy.metrics();
+            assertEquals(1, value(during, "kodiak_http2_upstream_connections"), during);
+            assertEquals(1, value(during, "kodiak_upstream_pool_h2{group=\"g\",upstream=\"127.0.0.1:" + upstream.port() + "\"}"), during);
+            conn.reset(request.stream(), 0x2);
+            assertEquals(502, answer.get(10, java.util.concurrent.TimeUnit.SECONDS));
+            conn.goAway(request.stream(), 0x0);
+            assertTrue(conn.closedByPeer(), "an idle connection that went away closes");
+            io.kodiak.support.Await.await(() -> {
+                try {
+                    return value(proxy.metrics(), "kodiak_http2_upstream_connections") == 0;
+                } catch (Exception e) {
+                    return false;
+                }
+            }, "the connection to be counted closed");
+            String after = proxy.metrics();
+            assertEquals(1, value(after, "kodiak_http2_upstream_resets_total{code=\"INTERNAL_ERROR\"}"), after);
+            assertEquals(1, value(after, "kodiak_http2_upstream_goaways_total{code=\"NO_ERROR\"}"), after);
+        }
+    }
 }
