@@ -7,7 +7,8 @@
 #   tls       TLS against nginx: keep-alive CPU per request, full handshakes, TLS to the backend too (bench/tls/run.sh)
 #   reload    a configuration reload every second under load: Kodiak, nginx, HAProxy (bench/reload/run.sh)
 #   scaleout  two Kodiak instances behind HAProxy in TCP mode, health from /health (bench/scaleout/run.sh)
-#   h2        HTTP/2 with h2load: Kodiak, nginx, HAProxy terminating h2c (or h2 over TLS) to one HTTP/1.1 backend (bench/h2/run.sh)
+#   h2        HTTP/2 with h2load: Kodiak, nginx, HAProxy terminating h2c (or h2 over TLS) to one HTTP/1.1 backend, or an h2c
+#             one (--backend h2c), or gRPC unary calls to a grpc-java server, also direct (--grpc) (bench/h2/run.sh)
 set -euo pipefail
 
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
@@ -19,7 +20,7 @@ usage() {
   echo "       bin/bench.sh failover [--quick] [--rounds N] [--targets kodiak,nginx,haproxy] [--connections N]" >&2
   echo "       bin/bench.sh reload [--quick] [--rounds N] [--reloads N] [--targets kodiak,nginx,haproxy] [--connections N]" >&2
   echo "       bin/bench.sh scaleout [--quick] [--rounds N] [--connections N] [--seconds N]" >&2
-  echo "       bin/bench.sh h2 [--quick] [--rounds N] [--seconds N] [--targets kodiak,nginx,haproxy] [--tls]" >&2
+  echo "       bin/bench.sh h2 [--quick] [--rounds N] [--seconds N] [--targets kodiak,nginx,haproxy,direct] [--tls] [--backend http1|h2c] [--grpc]" >&2
   echo "       bin/bench.sh SUBCOMMAND --compare A/results.json B/results.json   two runs side by side" >&2
   echo "       bin/bench.sh SUBCOMMAND --help" >&2
 }

@@ -1,24 +1,42 @@
 #!/usr/bin/env bash
-# bin/bench.sh h2 [--quick] [--rounds N] [--seconds N] [--targets kodiak,nginx,haproxy] [--tls]
+# bin/bench.sh h2 [--quick] [--rounds N] [--seconds N] [--targets kodiak,nginx,haproxy,direct] [--tls]
+#                 [--backend http1|h2c] [--grpc]
 #
 # HTTP/2 from clients, Kodiak against nginx and HAProxy in one run: each terminates HTTP/2 (h2c by prior
 # knowledge by default; with --tls, h2 by ALPN over TLS 1.3 with one ECDSA P-256 certificate made here)
-# and forwards over HTTP/1.1 keep-alive to the same static nginx backend (bench/throughput/backend.nginx.conf,
-# fixed bodies of 100 B and 10 KB). h2load (nghttp2-client) loads each in turn, one thread, GET:
-#   100 B and 10 KB × 10 connections × 100 streams (-c 10 -m 100), 100 connections × 10 streams (-c 100 -m 10).
+# and forwards to the same backend, one of:
+#   --backend http1  (default) HTTP/1.1 keep-alive to a static nginx (bench/throughput/backend.nginx.conf,
+#                    fixed bodies of 100 B and 10 KB)
+#   --backend h2c    HTTP/2 by prior knowledge to that nginx and its bodies on a `listen ... http2` port
+#                    (nginx's default of 128 streams per connection): Kodiak through a group with
+#                    protocol = "h2", HAProxy `server ... proto h2`, nginx through grpc_pass (nginx 1.22's
+#                    proxy_pass speaks HTTP/1.x only; grpc_pass relays any request over h2c, but without
+#                    multiplexing: one upstream connection per request in flight)
+#   --grpc           gRPC unary calls to a grpc-java server (bench/h2/grpc/GrpcEcho.java, built here against
+#                    the project's test classpath; /bench.Echo/Unary answers the request's bytes): Kodiak's h2
+#                    group, nginx grpc_pass, HAProxy proto h2, and the server directly (target direct, h2c)
+# h2load (nghttp2-client) loads each in turn, one thread: HTTP, GET of 100 B and 10 KB × 10 connections ×
+# 100 streams (-c 10 -m 100) and 100 connections × 10 streams (-c 100 -m 10); gRPC, the same two shapes
+# of POSTs of one gRPC-framed 100-byte message (-d, content-type: application/grpc, te: trailers).
 # Each cell starts with an unrecorded warm-up per target (Kodiak's JIT: 15 s the first time Kodiak is
-# loaded, 3 s after; the others 3 s), then --rounds rounds of --seconds-long runs (h2load -D), the
-# targets alternating within each round and rotating from round to round. Per run: req/s, errors
-# (h2load's failed + errored + non-2xx) and the proxy's own CPU per request (utime + stime of its
-# processes from /proc before and after: the JVM, nginx's master and workers, HAProxy's process).
+# loaded, 3 s after; the others 3 s; with --grpc the server's JIT first, as long as Kodiak's first), then
+# --rounds rounds of --seconds-long runs (h2load -D), the targets alternating within each round and
+# rotating from round to round. Per run: req/s, errors (h2load's failed + errored + non-2xx; with --grpc
+# also the 2xx responses without their 105-byte message, from h2load's data bytes: a gRPC error is a
+# trailers-only answer) and the proxy's own CPU per request (utime + stime of its processes from /proc
+# before and after: the JVM, nginx's master and workers, HAProxy's process; direct: the backend's).
+# h2load cannot read trailers (grpc-status), so with --grpc, after each measured run, 100 real calls
+# through that target (GrpcEcho client) check that every grpc-status is 0 and every answer its own.
 # Kodiak runs as bin/proxy.sh ships it (KODIAK_HOME's, default this checkout), with its access log off
 # like nginx's and HAProxy's (bench/throughput/logback.xml); KODIAK_JAVA_OPTS adds JVM options.
 # Defaults: 3 rounds of 10 s; --quick: 1 round of 5 s, 8 s first Kodiak warm-up, 2 s after.
 # Writes target/bench/h2-<timestamp>/: results.md (the table, the command, the machine, the versions),
-# runs.tsv (a row per measured run) and every h2load output in h2load/. Bounded: h2load stops by itself
-# (and is killed 30 s after its duration); everything started is stopped by pid, also on errors.
+# runs.tsv (a row per measured run) and every h2load output in h2load/ (and grpc/: GrpcEcho's build and
+# checks). Bounded: h2load stops by itself (and is killed 30 s after its duration), a check after 60 s;
+# everything started is stopped by pid, also on errors.
 # Installs nginx, haproxy, nghttp2-client (h2load), curl and openssl when missing; builds Kodiak's
-# checkout when its jar is missing or older than its sources (not a KODIAK_JAR).
+# checkout when its jar is missing or older than its sources (not a KODIAK_JAR); with --grpc, compiles
+# GrpcEcho with javac against `mvn dependency:build-classpath` (test scope) of this checkout's pom.xml.
 #
 # Environment:
 #   KODIAK_HOME     a Kodiak checkout with target/kodiak.jar and target/lib/ built (default: this one),
@@ -41,25 +59,31 @@ root=$(cd "$here/../.." && pwd)
 # shellcheck source=../lib/versions.sh
 . "$root/bench/lib/versions.sh"
 
-ALL_TARGETS=(kodiak nginx haproxy)
-# The cells: body bytes, connections, streams per connection.
+ALL_TARGETS=(kodiak nginx haproxy direct)
+# The cells: body bytes (with --grpc, the message's), connections, streams per connection.
 CELLS=("100 10 100" "100 100 10" "10240 10 100" "10240 100 10")
+GRPC_CELLS=("100 10 100" "100 100 10")
+GRPC_PATH=/bench.Echo/Unary
+GRPC_CHECK_CALLS=100
+USAGE="usage: bin/bench.sh h2 [--quick] [--rounds N] [--seconds N] [--targets kodiak,nginx,haproxy,direct] [--tls] [--backend http1|h2c] [--grpc]"
 
-usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,47p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "h2: $*" >&2; exit 2; }
 log() { echo "[h2 $(date +%H:%M:%S)] $*"; }
 
 # ---- arguments -------------------------------------------------------------------------------------
-quick=false tls=false rounds="" seconds="" targets_arg=kodiak,nginx,haproxy
+quick=false tls=false grpc=false backend=http1 rounds="" seconds="" targets_arg=""
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=true ;;
     --tls) tls=true ;;
+    --grpc) grpc=true ;;
+    --backend) backend=${2:?--backend needs a value: http1 or h2c}; shift ;;
     --rounds) rounds=${2:?--rounds needs a value}; shift ;;
     --seconds) seconds=${2:?--seconds needs a value}; shift ;;
     --targets) targets_arg=${2:?--targets needs a value}; shift ;;
     -h|--help) usage; exit 0 ;;
-    *) echo "usage: bin/bench.sh h2 [--quick] [--rounds N] [--seconds N] [--targets kodiak,nginx,haproxy] [--tls]" >&2; exit 2 ;;
+    *) echo "$USAGE" >&2; exit 2 ;;
   esac
   shift
 done
@@ -71,6 +95,23 @@ fi
 for n in "$rounds" "$seconds"; do
   [[ $n =~ ^[1-9][0-9]*$ ]] || die "--rounds and --seconds take positive whole numbers"
 done
+case $backend in
+  http1|h2c) ;;
+  *) die "--backend takes http1 or h2c, not '$backend'" ;;
+esac
+# mode: what the proxies forward to, and how: http1, h2c, or grpc (its own h2c backend, the gRPC server).
+if $grpc; then
+  [ "$backend" = http1 ] || die "--grpc has its own backend (the gRPC server, over h2c): no --backend with it"
+  mode=grpc
+  CELLS=("${GRPC_CELLS[@]}")
+else
+  mode=$backend
+fi
+# direct: h2load straight to the backend, which speaks h2c (not HTTP/1.1, not TLS). Default with --grpc.
+if [ -z "$targets_arg" ]; then
+  targets_arg=kodiak,nginx,haproxy
+  [ "$mode" = grpc ] && ! $tls && targets_arg+=,direct
+fi
 targets=()
 IFS=, read -r -a requested <<<"$targets_arg"
 for t in ${requested[@]+"${requested[@]}"}; do
@@ -79,6 +120,10 @@ for t in ${requested[@]+"${requested[@]}"}; do
 done
 [ ${#targets[@]} -gt 0 ] || die "no targets"
 in_targets() { [[ " ${targets[*]} " == *" $1 "* ]]; }
+if in_targets direct; then
+  [ "$mode" != http1 ] || die "target direct needs an HTTP/2 backend (--backend h2c or --grpc): the HTTP/1.1 one does not speak h2c"
+  ! $tls || die "target direct has no TLS (the backend is h2c): leave it out with --tls"
+fi
 
 # ---- tools: from Debian when missing ----------------------------------------------------------------
 tools=(nginx curl)
@@ -92,6 +137,11 @@ export PATH=$PATH:/usr/sbin
 nginx_bin=$(command -v nginx)
 haproxy_bin=$(command -v haproxy || echo /usr/sbin/haproxy)
 java17=$(daemon_java 17) || die "no Java 17 found"
+if [ "$mode" = grpc ]; then
+  javac17=$(dirname "$(readlink -f "$java17")")/javac
+  [ -x "$javac17" ] || javac17=$(command -v javac) || die "--grpc: no javac (a JDK 17) to compile GrpcEcho"
+  command -v mvn >/dev/null 2>&1 || die "--grpc: no mvn to resolve the gRPC libraries (the project's test classpath)"
+fi
 hz=$(getconf CLK_TCK)
 
 # ---- Kodiak: the checkout's jar, built when stale, or KODIAK_JAR ----------------------------------------------------------
@@ -139,6 +189,7 @@ for s in backend kodiak nginx haproxy; do
   PORT[$s]=$(daemon_free_port "$next")
   next=$((PORT[$s] + 1))
 done
+PORT[direct]=${PORT[backend]}
 if $tls; then scheme=https; else scheme=http; fi
 
 # ---- cleanup: what this run started, by pid and marker, also on Ctrl-C and errors --------------------
@@ -161,10 +212,27 @@ trap cleanup EXIT
 trap 'echo; log interrupted; exit 130' INT
 trap 'log terminated; exit 143' TERM
 
-# ---- material: bodies, a certificate ----------------------------------------------------------------
+# ---- material: bodies, a gRPC message and GrpcEcho, a certificate --------------------------------------
 backend_base=$out/run/backend
 mkdir -p "$backend_base/logs" "$backend_base/tmp" "$backend_base/www"
 for size in 100 10240; do head -c "$size" /dev/zero | tr '\0' b >"$backend_base/www/$size"; done
+grpc_dir=$out/grpc grpc_cp="" grpc_version="" grpc_message=""
+if [ "$mode" = grpc ]; then
+  # One gRPC message as h2load sends it (-d): not compressed (0), the length in 4 bytes big-endian, 100 bytes.
+  grpc_message=$out/run/grpc-message.bin
+  { printf '\0\0\0\0\x64'; head -c 100 /dev/zero | tr '\0' g; } >"$grpc_message"
+  [ "$(stat -c %s "$grpc_message")" = 105 ] || die "the gRPC message file is not 105 bytes"
+  # GrpcEcho against grpc-netty-shaded and grpc-stub of the project's test scope (pom.xml), compiled here.
+  mkdir -p "$grpc_dir/classes" "$grpc_dir/checks"
+  log "build GrpcEcho (mvn dependency:build-classpath, javac; $grpc_dir/build.log)"
+  timeout 600 mvn -B -q -f "$root/pom.xml" dependency:build-classpath -Dmdep.outputFile="$grpc_dir/classpath.txt" \
+    -Dmdep.includeScope=test >"$grpc_dir/build.log" 2>&1 </dev/null || { tail -n 20 "$grpc_dir/build.log" >&2; die "mvn dependency:build-classpath failed"; }
+  grpc_cp=$grpc_dir/classes:$(cat "$grpc_dir/classpath.txt")
+  [[ $grpc_cp == *grpc-netty-shaded* ]] || die "no grpc-netty-shaded on the test classpath of $root/pom.xml"
+  grpc_version=$(tr ':' '\n' <"$grpc_dir/classpath.txt" | sed -n 's#.*/grpc-netty-shaded-\([^/]*\)\.jar$#\1#p' | head -n 1)
+  "$javac17" -nowarn -d "$grpc_dir/classes" -cp "$grpc_cp" "$here/grpc/GrpcEcho.java" >>"$grpc_dir/build.log" 2>&1 \
+    || { tail -n 20 "$grpc_dir/build.log" >&2; die "javac GrpcEcho.java failed"; }
+fi
 if $tls; then
   mkdir -p "$out/tls"
   openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=localhost \
@@ -175,7 +243,20 @@ fi
 # ---- services ---------------------------------------------------------------------------------------
 start_backend() {
   local base=$backend_base
+  if [ "$mode" = grpc ]; then
+    # GrpcEcho's own quiet logging: logback (on the test classpath) at WARN, as Kodiak's.
+    started+=("backend|$base/daemon.pid|GrpcEcho server 127.0.0.1 ${PORT[backend]}")
+    daemon_start "backend (GrpcEcho)" "$base/daemon.pid" "$base/logs/console.log" "GrpcEcho server 127.0.0.1 ${PORT[backend]}" \
+      127.0.0.1 "${PORT[backend]}" 60 -- "$java17" -Xms256m -Xmx512m -XX:+UseParallelGC -XX:+ExitOnOutOfMemoryError \
+      "-Dlogback.configurationFile=$root/bench/throughput/logback.xml" -cp "$grpc_cp" GrpcEcho server 127.0.0.1 "${PORT[backend]}"
+    return
+  fi
   sed -e "s#@BASE@#$base#g" -e "s#@PORT@#${PORT[backend]}#g" "$root/bench/throughput/backend.nginx.conf" >"$base/nginx.conf"
+  if [ "$mode" = h2c ]; then
+    # The same server on an h2c port (prior knowledge, nginx 1.22's listen ... http2 without ssl).
+    sed -i "s#^\( *listen 127\.0\.0\.1:${PORT[backend]}\) #\1 http2 #" "$base/nginx.conf"
+    grep -q "listen 127\.0\.0\.1:${PORT[backend]} http2 " "$base/nginx.conf" || { echo "no listen line to make http2 in $base/nginx.conf" >&2; return 1; }
+  fi
   "$nginx_bin" -t -q -p "$base/" -c "$base/nginx.conf" -e "$base/logs/error.log" >>"$base/logs/console.log" 2>&1 \
     || { tail -n 10 "$base/logs/console.log" >&2; return 1; }
   started+=("backend|$base/daemon.pid|-p $base/")
@@ -184,7 +265,19 @@ start_backend() {
 }
 
 start_nginx() {
-  local base=$out/run/nginx listen tls_lines=""
+  local base=$out/run/nginx listen tls_lines="" upstream_lines
+  if [ "$mode" = http1 ]; then
+    upstream_lines='proxy_pass http://backend;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_buffer_size 16k;
+            proxy_buffers 8 16k;'
+  else
+    # HTTP/2 to the backend: grpc_pass is nginx's only way (any request, gRPC or not; one upstream
+    # connection per request in flight, kept alive by keepalive below).
+    upstream_lines='grpc_pass grpc://backend;
+            grpc_buffer_size 16k;'
+  fi
   mkdir -p "$base/logs" "$base/tmp"
   if $tls; then
     listen="listen 127.0.0.1:${PORT[nginx]} ssl http2 backlog=4096;"
@@ -220,11 +313,7 @@ http {
         $listen
         $tls_lines
         location / {
-            proxy_pass http://backend;
-            proxy_http_version 1.1;
-            proxy_set_header Connection "";
-            proxy_buffer_size 16k;
-            proxy_buffers 8 16k;
+            $upstream_lines
         }
     }
 }
@@ -266,7 +355,7 @@ frontend bench
     default_backend upstream
 
 backend upstream
-    server upstream 127.0.0.1:${PORT[backend]}
+    server upstream 127.0.0.1:${PORT[backend]}$([ "$mode" = http1 ] || echo ' proto h2')
 CONF
   "$haproxy_bin" -c -q -f "$base/haproxy.cfg" >>"$base/logs/console.log" 2>&1 \
     || { tail -n 10 "$base/logs/console.log" >&2; return 1; }
@@ -277,8 +366,15 @@ CONF
 }
 
 start_kodiak() {
-  local base=$out/run/kodiak tls_block=""
+  local base=$out/run/kodiak tls_block="" routes
   mkdir -p "$base/logs"
+  if [ "$mode" = http1 ]; then
+    routes="routes = [ { prefix = \"/\", upstream = \"http://127.0.0.1:${PORT[backend]}\" } ]"
+  else
+    # HTTP/2 to the backend (h2c by prior knowledge): a group with protocol = "h2"; its pool settings are upstream's below.
+    routes="upstreams { backend { protocol = \"h2\", servers = [ \"http://127.0.0.1:${PORT[backend]}\" ] } }
+  routes = [ { prefix = \"/\", upstream = \"http://backend/\" } ]"
+  fi
   $tls && tls_block="tls { certificate = \"$out/tls/server.pem\", key = \"$out/tls/server.key\" }"
   cat >"$base/kodiak.conf" <<CONF
 # The plain listener takes h2c by prior knowledge (listener.http2 = true, the default); a TLS one offers h2 by ALPN.
@@ -292,7 +388,7 @@ proxy {
     idle-timeout = 600s
     $tls_block
   }
-  routes = [ { prefix = "/", upstream = "http://127.0.0.1:${PORT[backend]}" } ]
+  $routes
   upstream {
     persistent-connections = true
     max-connections = 9000      # above the 1,000 streams in flight: the pool never queues
@@ -318,12 +414,17 @@ CONF
   fi
 }
 
-# A target's processes, whose CPU it is charged: the JVM, nginx's master and workers, HAProxy's process.
+# direct: nothing to start, h2load goes straight to the backend.
+start_direct() { :; }
+
+# A target's processes, whose CPU it is charged: the JVM, nginx's master and workers, HAProxy's process;
+# direct's are the backend's.
 target_pids() {
-  local entry name rest pid
+  local entry name rest pid want=$1
+  [ "$want" = direct ] && want=backend
   for entry in "${started[@]}"; do
     name=${entry%%|*} rest=${entry#*|}
-    [ "$name" = "$1" ] || continue
+    [ "$name" = "$want" ] || continue
     pid=$(daemon_pid "${rest%%|*}" "${rest#*|}") || return 1
     echo "$pid"
     pgrep -P "$pid" || true
@@ -331,13 +432,24 @@ target_pids() {
 }
 
 # ---- h2load -----------------------------------------------------------------------------------------
+# What h2load asks, per mode: GET /SIZE, or with --grpc the unary call (POST of the message file).
+load_args=()
+[ "$mode" = grpc ] && load_args=(-d "$grpc_message" -H 'content-type: application/grpc' -H 'te: trailers')
+# target_url TARGET SIZE
+target_url() {
+  local s=$scheme
+  [ "$1" = direct ] && s=http
+  if [ "$mode" = grpc ]; then echo "$s://127.0.0.1:${PORT[$1]}$GRPC_PATH"; else echo "$s://127.0.0.1:${PORT[$1]}/$2"; fi
+}
+
 # run_h2load TARGET SIZE CONNS STREAMS SECONDS OUTPUT: bounded, in the background so a signal stops it.
 # The subshell around it writes its own cutime + cstime after waiting for it to OUTPUT.cpu: h2load's CPU.
 run_h2load() {
-  local rc=0
+  local rc=0 url
+  url=$(target_url "$1" "$2")
   (
     rc=0
-    timeout -k 5 $(($5 + 30)) h2load -t 1 -c "$3" -m "$4" -D "$5" "$scheme://127.0.0.1:${PORT[$1]}/$2" \
+    timeout -k 5 $(($5 + 30)) h2load -t 1 -c "$3" -m "$4" -D "$5" ${load_args[@]+"${load_args[@]}"} "$url" \
       >"$6" 2>&1 </dev/null || rc=$?
     read -r line <"/proc/$BASHPID/stat"
     read -r -a f <<<"${line##*) }"
@@ -350,20 +462,40 @@ run_h2load() {
   return "$rc"
 }
 
-# "reqps 2xx failed errored timeout non2xx" from an h2load output ("-" for what it did not print).
+# "reqps 2xx failed errored timeout non2xx data succeeded" from an h2load output ("-" for what it did not
+# print); data: the response bodies' bytes (h2load's "traffic: ... (N) data"); succeeded: the requests
+# done with a 2xx (the 2xx count also has the responses whose heads came in before -D ended, not their ends).
 parse_h2load() {
   awk '
     /^finished in/ { for (i = 1; i <= NF; i++) if ($(i + 1) ~ /^req\/s/) rps = $i; sub(/,$/, "", rps) }
+    /^traffic:/ { for (i = 2; i <= NF; i++) if ($(i + 1) ~ /^data/) { data = $i; gsub(/[()]/, "", data) } }
     /^requests:/ { for (i = 2; i <= NF; i++) { v = $i + 0; w = $(i + 1); sub(/,$/, "", w)
-                     if (w == "failed") failed = v; else if (w == "errored") errored = v; else if (w == "timeout") timeout = v } }
+                     if (w == "failed") failed = v; else if (w == "errored") errored = v; else if (w == "timeout") timeout = v
+                     else if (w == "succeeded") succeeded = v } }
     /^status codes:/ { for (i = 3; i <= NF; i++) { v = $i + 0; w = $(i + 1); sub(/,$/, "", w)
                      if (w == "2xx") ok = v; else if (w ~ /^[345]xx$/) non += v } }
-    END { printf "%s %s %s %s %s %s\n", (rps == "" ? "-" : rps), (ok == "" ? "-" : ok), (failed == "" ? "-" : failed),
-            (errored == "" ? "-" : errored), (timeout == "" ? "-" : timeout), (non == "" ? "-" : non) }' "$1"
+    END { printf "%s %s %s %s %s %s %s %s\n", (rps == "" ? "-" : rps), (ok == "" ? "-" : ok), (failed == "" ? "-" : failed),
+            (errored == "" ? "-" : errored), (timeout == "" ? "-" : timeout), (non == "" ? "-" : non), (data == "" ? "-" : data),
+            (succeeded == "" ? "-" : succeeded) }' "$1"
 }
 
 tsv=$out/runs.tsv
-printf 'mode\tsize\tconnections\tstreams\ttarget\tround\tposition\tseconds\treq_per_s\tok_2xx\tfailed\terrored\ttimeout\tnon_2xx\tcpu_ticks\thz\tcpu_us_per_req\th2load_rc\tnote\tbackend_ticks\th2load_ticks\tmachine_busy_ticks\tmachine_total_ticks\tother_cpu_pct\n' >"$tsv"
+# mode is the clients' scheme (http: h2c, https: h2 over TLS); backend what the proxies forward to
+# (http1, h2c or grpc). no_message (--grpc): 2xx responses without their 105-byte message, from h2load's
+# data bytes; grpc_check: the calls after the run (ok, FAIL, or - without --grpc).
+printf 'mode\tsize\tconnections\tstreams\ttarget\tround\tposition\tseconds\treq_per_s\tok_2xx\tfailed\terrored\ttimeout\tnon_2xx\tcpu_ticks\thz\tcpu_us_per_req\th2load_rc\tnote\tbackend_ticks\th2load_ticks\tmachine_busy_ticks\tmachine_total_ticks\tother_cpu_pct\tbackend\tno_message\tgrpc_check\n' >"$tsv"
+
+# grpc_check TARGET NAME: GRPC_CHECK_CALLS unary calls through TARGET at once (GrpcEcho client, its own
+# JVM), each a different message; prints GrpcEcho's one-line verdict, returns non-zero on any failure.
+grpc_check() {
+  local t=$1 file=$grpc_dir/checks/$2.txt tls_arg=() rc=0
+  $tls && [ "$t" != direct ] && tls_arg=(tls)
+  timeout -k 5 60 "$java17" -Xmx256m -XX:TieredStopAtLevel=1 "-Dlogback.configurationFile=$root/bench/throughput/logback.xml" \
+    -cp "$grpc_cp" GrpcEcho client 127.0.0.1 "${PORT[$t]}" "$GRPC_CHECK_CALLS" ${tls_arg[@]+"${tls_arg[@]}"} >"$file" 2>&1 </dev/null || rc=$?
+  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then echo "GrpcEcho client killed after 60 s"
+  else grep -v '^$' "$file" | tail -n 1 | tr '\t' ' '; fi
+  return "$rc"
+}
 
 # measure TARGET SIZE CONNS STREAMS ROUND POSITION: one recorded run, one row in runs.tsv.
 measure() {
@@ -372,7 +504,8 @@ measure() {
   mapfile -t pids < <(target_pids "$t" || true)
   [ ${#pids[@]} -gt 0 ] || note="$t is not running"
   local bpids=() m0 m1 b0 b1
-  mapfile -t bpids < <(target_pids backend || true)
+  # direct: the backend is the target itself, charged once.
+  [ "$t" = direct ] || mapfile -t bpids < <(target_pids backend || true)
   b0=$(cpu_ticks ${bpids[@]+"${bpids[@]}"})
   read -r -a m0 <<<"$(machine_ticks)"
   before=$(cpu_ticks ${pids[@]+"${pids[@]}"})
@@ -396,47 +529,84 @@ measure() {
   [ "${f[0]}" != - ] || note="${note:+$note; }no h2load result: $(grep -v '^$' "$out/h2load/$name.txt" | tail -n 1 | tr '\t' ' ')"
   local ticks=$((after - before)) cpu=-
   [ "${f[1]}" != - ] && ((f[1] > 0)) && cpu=$(awk -v t="$ticks" -v hz="$hz" -v n="${f[1]}" 'BEGIN { printf "%.1f", t * 1e6 / hz / n }')
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$scheme" "$size" "$c" "$m" "$t" "$round" "$pos" \
+  # --grpc: h2load reads no trailers, but every good answer carries the 105-byte echo; a 2xx without it
+  # (a trailers-only answer: grpc-status not 0) shows as data bytes short of 105 per request that
+  # succeeded (done with a 2xx). The bytes also count the bodies of calls still open when -D ended, so
+  # up to that many (-c × -m at most) such answers could hide; the real calls after the run are the check.
+  local no_message=- check=- check_line
+  if [ "$mode" = grpc ]; then
+    if [ "${f[7]}" != - ] && [ "${f[6]}" != - ]; then
+      no_message=$((f[7] - f[6] / 105))
+      ((no_message >= 0)) || no_message=0
+      ((no_message == 0)) || note="${note:+$note; }$no_message 2xx response(s) without their message (grpc-status not 0)"
+    fi
+    if check_line=$(grpc_check "$t" "$name"); then check=ok
+    else check=FAIL note="${note:+$note; }gRPC check after the run: $check_line"; fi
+  fi
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$scheme" "$size" "$c" "$m" "$t" "$round" "$pos" \
     "$seconds" "${f[0]}" "${f[1]}" "${f[2]}" "${f[3]}" "${f[4]}" "${f[5]}" "$ticks" "$hz" "$cpu" "$rc" "$note" \
-    "$((b1 - b0))" "$h2ticks" "$((m1[0] - m0[0]))" "$((m1[1] - m0[1]))" "$other" >>"$tsv"
-  log "  $(printf '%-8s %5s B c%-3s m%-3s round %s: %9s req/s  %6s µs CPU/req  errors %s+%s+%s  other-cpu %s%%' "$t" "$size" "$c" "$m" "$round" \
-    "${f[0]}" "$cpu" "${f[2]}" "${f[3]}" "${f[5]}" "$other")${note:+  ($note)}"
+    "$((b1 - b0))" "$h2ticks" "$((m1[0] - m0[0]))" "$((m1[1] - m0[1]))" "$other" "$mode" "$no_message" "$check" >>"$tsv"
+  log "  $(printf '%-8s %5s B c%-3s m%-3s round %s: %9s req/s  %6s µs CPU/req  errors %s+%s+%s%s  other-cpu %s%%' "$t" "$size" "$c" "$m" "$round" \
+    "${f[0]}" "$cpu" "${f[2]}" "${f[3]}" "${f[5]}" "$([ "$mode" = grpc ] && echo "+$no_message  check $check")" "$other")${note:+  ($note)}"
 }
 
 # ---- preflight: every target answers each body over HTTP/2, and many streams on one connection ---------
 # curl checks one request (protocol, status, body size); h2load then 20 streams on one connection, 10 at
-# a time (curl 7.88 cannot reuse an h2c prior-knowledge connection for a second URL).
+# a time (curl 7.88 cannot reuse an h2c prior-knowledge connection for a second URL). --grpc: the body is
+# the 105-byte echo of the message POSTed, and GrpcEcho client's calls must all succeed.
 preflight_notes=()
 preflight() {
-  local t size line want url proto=(--http2-prior-knowledge) app=h2c pre
-  $tls && proto=(--http2 -k) app=h2
+  local t size line want url proto app pre sizes=(100 10240) req=() check_line
+  [ "$mode" = grpc ] && sizes=(100) req=(--data-binary "@$grpc_message" -H 'content-type: application/grpc' -H 'te: trailers')
   for t in "${targets[@]}"; do
-    for size in 100 10240; do
-      url="$scheme://127.0.0.1:${PORT[$t]}/$size"
-      line=$(curl -sS "${proto[@]}" --max-time 10 -o /dev/null -w '%{http_version}:%{http_code}:%{size_download}' "$url" 2>&1) || true
+    proto=(--http2-prior-knowledge) app=h2c
+    $tls && [ "$t" != direct ] && proto=(--http2 -k) app=h2
+    for size in "${sizes[@]}"; do
+      url=$(target_url "$t" "$size")
+      line=$(curl -sS "${proto[@]}" ${req[@]+"${req[@]}"} --max-time 10 -o /dev/null -w '%{http_version}:%{http_code}:%{size_download}' "$url" 2>&1) || true
       want="2:200:$size"
+      [ "$mode" = grpc ] && want="2:200:$((size + 5))"
       if [ "$line" != "$want" ]; then
         log "PREFLIGHT $t $size B: curl expected '$want' (HTTP version:status:bytes), got '$line'"
         preflight_notes+=("$t $size B: curl got '$line', expected '$want'")
       fi
       pre=$out/h2load/preflight-$t-$size.txt
-      timeout 30 h2load -n 20 -c 1 -m 10 "$url" >"$pre" 2>&1 </dev/null || true
+      timeout 30 h2load -n 20 -c 1 -m 10 ${load_args[@]+"${load_args[@]}"} "$url" >"$pre" 2>&1 </dev/null || true
       line="$(grep -m1 '^Application protocol:' "$pre" || echo 'no protocol'); $(grep -m1 '^requests:' "$pre" || echo 'no requests line'); $(grep -m1 '^status codes:' "$pre" || echo 'no status line')"
-      if ! grep -q "^Application protocol: $app\$" "$pre" || ! grep -q ' 20 succeeded, 0 failed, 0 errored' "$pre" || ! grep -q '^status codes: 20 2xx' "$pre"; then
+      if ! grep -q "^Application protocol: $app\$" "$pre" || ! grep -q ' 20 succeeded, 0 failed, 0 errored' "$pre" || ! grep -q '^status codes: 20 2xx' "$pre" ||
+         { [ "$mode" = grpc ] && ! grep -q "^traffic: .* ($((20 * (size + 5)))) data" "$pre"; }; then
+        [ "$mode" = grpc ] && line+="; $(grep -m1 '^traffic:' "$pre" | sed 's/.*, //' || echo 'no traffic line') (want $((20 * (size + 5))))"
         log "PREFLIGHT $t $size B: h2load -n 20 -c 1 -m 10: $line"
         preflight_notes+=("$t $size B: h2load -n 20 -c 1 -m 10: $line")
       fi
     done
+    if [ "$mode" = grpc ]; then
+      if ! check_line=$(grpc_check "$t" "preflight-$t"); then
+        log "PREFLIGHT $t: GrpcEcho client: $check_line"
+        preflight_notes+=("$t: GrpcEcho client ($GRPC_CHECK_CALLS calls): $check_line")
+      fi
+    fi
   done
-  [ ${#preflight_notes[@]} -eq 0 ] && log "preflight: every target answers 200 with the body's size over $app, and 20 streams on one connection"
+  if [ ${#preflight_notes[@]} -eq 0 ]; then
+    if [ "$mode" = grpc ]; then
+      log "preflight: every target echoes the message with 200 over h2c/h2, 20 streams on one connection, and $GRPC_CHECK_CALLS gRPC calls succeed"
+    else
+      log "preflight: every target answers 200 with the body's size over $app, and 20 streams on one connection"
+    fi
+  fi
   return 0
 }
 
 # ---- the run ----------------------------------------------------------------------------------------
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-log "$scheme ($($tls && echo 'h2 by ALPN over TLS' || echo 'h2c by prior knowledge')); targets ${targets[*]}; $rounds round(s) of ${seconds}s per cell; results in $out"
+case $mode in
+  http1) backend_name="nginx, HTTP/1.1" ;;
+  h2c) backend_name="nginx, h2c" ;;
+  grpc) backend_name="GrpcEcho, h2c" ;;
+esac
+log "$scheme ($($tls && echo 'h2 by ALPN over TLS' || echo 'h2c by prior knowledge')) → $mode backend; targets ${targets[*]}; $rounds round(s) of ${seconds}s per cell; results in $out"
 [ -z "$kodiak_info" ] || log "Kodiak: $kodiak_info"
-log "start backend (nginx) on ${PORT[backend]}"
+log "start backend ($backend_name) on ${PORT[backend]}"
 start_backend >>"$out/logs/services.log" 2>&1 || { tail -n 20 "$out/logs/services.log" >&2; die "the backend did not start"; }
 for t in "${targets[@]}"; do
   log "start $t on ${PORT[$t]}"
@@ -445,6 +615,11 @@ done
 preflight
 started_at=$SECONDS
 kodiak_warmed=false
+if [ "$mode" = grpc ]; then
+  # The gRPC server is a JVM too: its JIT warmed once, directly, before any cell (not recorded).
+  log "warm-up of the gRPC server, directly: ${kodiak_first_warm} s"
+  run_h2load direct 100 10 100 "$kodiak_first_warm" "$out/h2load/warm-backend.txt" || log "  warm-up of the gRPC server: h2load exit $?"
+fi
 ncell=0
 for cell in "${CELLS[@]}"; do
   read -r size c m <<<"$cell"
@@ -489,19 +664,46 @@ versions=("h2load: $(h2load --version 2>&1 | head -n 1)" "nginx: $(version_of ng
 in_targets haproxy && versions+=("haproxy: $(version_of haproxy "$haproxy_bin")")
 in_targets kodiak && versions+=("java: $(version_of java "$java17")")
 $tls && versions+=("openssl: $(version_of openssl)")
+[ "$mode" = grpc ] && versions+=("grpc-java (GrpcEcho, grpc-netty-shaded): ${grpc_version:-unknown}; GrpcEcho's java: $(version_of java "$java17")")
+client_side=$($tls && echo 'h2 over TLS (ALPN)' || echo 'h2c (prior knowledge)')
+case $mode in
+  http1) title="$client_side → HTTP/1.1 backend"
+         load_what="\`h2load -t 1 -c C -m M -D $seconds $scheme://127.0.0.1:PORT/SIZE\` (GET)"
+         upstream_what="HTTP/1.1 keep-alive to one nginx backend (2 workers) serving fixed files" ;;
+  h2c)   title="$client_side → h2c backend"
+         load_what="\`h2load -t 1 -c C -m M -D $seconds $scheme://127.0.0.1:PORT/SIZE\` (GET)"
+         upstream_what="HTTP/2 (h2c, prior knowledge) to one nginx backend (2 workers, \`listen ... http2\`, 128 streams per connection) serving fixed files: Kodiak through a group with protocol = \"h2\", HAProxy \`server ... proto h2\` (http-reuse always)" ;;
+  grpc)  title="gRPC unary calls, $client_side → grpc-java server (h2c)"
+         load_what="\`h2load -t 1 -c C -m M -D $seconds -d MSG -H 'content-type: application/grpc' -H 'te: trailers' $scheme://127.0.0.1:PORT$GRPC_PATH\` (POST; MSG one gRPC-framed message: 0, length 100 big-endian, 100 bytes, echoed back)"
+         upstream_what="HTTP/2 (h2c, prior knowledge) to one grpc-java 1.85 Netty server (bench/h2/grpc/GrpcEcho.java, its default 2 × cores event loops, the echo on them; -Xmx512m ParallelGC): Kodiak through a group with protocol = \"h2\", HAProxy \`server ... proto h2\` (http-reuse always), nginx \`grpc_pass grpc://\` (keepalive 2048)" ;;
+esac
 {
-  echo "# HTTP/2 benchmark: $($tls && echo 'h2 over TLS (ALPN)' || echo 'h2c (prior knowledge)') → HTTP/1.1 backend"
+  echo "# HTTP/2 benchmark: $title"
   echo
   echo "- command: \`$invocation\`"
   echo "- date: $(date -u '+%F %T') UTC; measured in $((elapsed / 60)) min $((elapsed % 60)) s; load average before $load_before, after $load_after"
   echo "- machine: $(nproc) CPUs, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(awk '/^MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo), kernel $(uname -r)"
   for v in "${versions[@]}"; do echo "- $v"; done
   [ -z "$kodiak_info" ] || echo "- Kodiak: $kodiak_info; JAVA_OPTS -Dlogback.configurationFile=bench/throughput/logback.xml (access log off)${KODIAK_JAVA_OPTS:+ $KODIAK_JAVA_OPTS}"
-  echo "- load: \`h2load -t 1 -c C -m M -D $seconds $scheme://127.0.0.1:PORT/SIZE\` (GET), $rounds round(s) per cell, targets alternating within a round;" \
-       "warm-up per cell and target ${warm} s (Kodiak's first: ${kodiak_first_warm} s), not recorded"
-  echo "- proxies: 2 workers/threads each (nginx worker_processes 2, HAProxy nbthread 2, Kodiak selector-threads 2 same-thread), HTTP/1.1 keep-alive to one nginx backend (2 workers) serving fixed files"
-  echo "- CPU µs/req: utime+stime of the proxy's own processes (/proc/PID/stat) over the run ÷ 2xx responses; errors: h2load's failed + errored + non-2xx, summed over the rounds;" \
-       "other CPU: the machine's busy time (/proc/stat) not spent by the proxy, the backend or h2load, in % of all CPU time, the largest of the rounds (someone else's load)"
+  echo "- load: $load_what, $rounds round(s) per cell, targets alternating within a round;" \
+       "warm-up per cell and target ${warm} s (Kodiak's first: ${kodiak_first_warm} s$([ "$mode" = grpc ] && echo "; the gRPC server's, directly, ${kodiak_first_warm} s before the first cell")), not recorded"
+  echo "- proxies: 2 workers/threads each (nginx worker_processes 2, HAProxy nbthread 2, Kodiak selector-threads 2 same-thread), $upstream_what"
+  if [ "$mode" = h2c ] && in_targets nginx; then
+    echo "- nginx: through \`grpc_pass grpc://backend\` (keepalive 2048), nginx 1.22's only HTTP/2 upstream: proxy_pass speaks HTTP/1.0/1.1 alone; grpc_pass relays plain GETs too, but does not multiplex (one upstream connection per request in flight)"
+  elif [ "$mode" = h2c ]; then
+    echo "- nginx: not a target in this run (--targets); with it, it goes through grpc_pass, its only HTTP/2 upstream"
+  fi
+  in_targets direct && echo "- direct: h2load straight to the backend (h2c), no proxy; its CPU µs/req is the backend's own"
+  if [ "$mode" = grpc ]; then
+    echo "- CPU µs/req: utime+stime of the proxy's own processes (/proc/PID/stat) over the run ÷ 2xx responses; errors: h2load's failed + errored + non-2xx + 2xx responses without their 105-byte message" \
+         "(h2load reads no trailers; its data bytes short of 105 per succeeded request: trailers-only answers, i.e. grpc-status not 0), summed over the rounds;" \
+         "other CPU: the machine's busy time (/proc/stat) not spent by the proxy, the backend or h2load, in % of all CPU time, the largest of the rounds (someone else's load)"
+    echo "- gRPC check: after each measured run, $GRPC_CHECK_CALLS unary calls at once through that target (\`GrpcEcho client\`, grpc-java's own client: fails on any grpc-status but 0 or a wrong echo):" \
+         "$(awk -F'\t' 'NR > 1 && $27 != "-" { n++; if ($27 != "ok") bad++ } END { printf "%d of %d checks passed", n - bad, n }' "$tsv")$(awk -F'\t' 'NR > 1 && $27 == "FAIL" { b = 1 } END { if (b) printf " (failures in the errors column and the notes)" }' "$tsv")"
+  else
+    echo "- CPU µs/req: utime+stime of the proxy's own processes (/proc/PID/stat) over the run ÷ 2xx responses; errors: h2load's failed + errored + non-2xx, summed over the rounds;" \
+         "other CPU: the machine's busy time (/proc/stat) not spent by the proxy, the backend or h2load, in % of all CPU time, the largest of the rounds (someone else's load)"
+  fi
   [ ${#preflight_notes[@]} -eq 0 ] || { echo "- PREFLIGHT FAILURES:"; printf '  - %s\n' "${preflight_notes[@]}"; }
   echo
   echo "| body | -c × -m | target | req/s median (min–max) | CPU µs/req median (min–max) | errors | Kodiak/nginx CPU per req | other CPU % (max) |"
@@ -525,7 +727,8 @@ $tls && versions+=("openssl: $(version_of openssl)")
       if (!(($2 SUBSEP $3 SUBSEP $4) in seen)) { seen[$2 SUBSEP $3 SUBSEP $4] = 1; cells[++ncells] = $2 SUBSEP $3 SUBSEP $4 }
       if ($9 != "-") rps[key] = rps[key] " " $9
       if ($17 != "-") cpu[key] = cpu[key] " " $17
-      err[key] += num($11) + num($12) + num($14)
+      err[key] += num($11) + num($12) + num($14) + num($26)
+      if ($27 == "FAIL") chk[key]++
       if ($9 == "-" || $18 != 0) bad[key]++
       runs[key]++
       if (!(key in oth) || $24 + 0 > oth[key]) oth[key] = $24 + 0
@@ -541,9 +744,10 @@ $tls && versions+=("openssl: $(version_of openssl)")
           if (!(key in runs)) continue
           r = median(rps[key]); c = median(cpu[key])
           ratio = (tg[j] == "kodiak" && kc != "-" && nc != "-" && nc > 0) ? sprintf("%.2f", kc / nc) : ""
-          printf "| %s | %s × %s | %s | %s | %s | %d%s | %s | %d |\n", body, p[2], p[3], tg[j],
+          printf "| %s | %s × %s | %s | %s | %s | %d%s%s | %s | %d |\n", body, p[2], p[3], tg[j],
             (r == "-" ? "—" : fmt(r) " (" range(rps[key]) ")"), (c == "-" ? "—" : fmt(c) " (" range(cpu[key]) ")"),
-            err[key], (bad[key] ? " (" bad[key] " run(s) without a clean result)" : ""), ratio, oth[key]
+            err[key], (bad[key] ? " (" bad[key] " run(s) without a clean result)" : ""),
+            (chk[key] ? " (gRPC check failed after " chk[key] " of " runs[key] " run(s))" : ""), ratio, oth[key]
         }
       }
     }' "$tsv"
@@ -553,7 +757,7 @@ $tls && versions+=("openssl: $(version_of openssl)")
     echo; echo "Kodiak's warnings and errors during the run (count, message):"; echo; echo '```'; echo "$kodiak_warnings"; echo '```'
   fi
   echo
-  echo "Raw h2load outputs: h2load/ (warm-*.txt and preflight-*.txt unrecorded); one row per measured run: runs.tsv; configurations: run/*/."
+  echo "Raw h2load outputs: h2load/ (warm-*.txt and preflight-*.txt unrecorded); one row per measured run: runs.tsv; configurations: run/*/.$([ "$mode" = grpc ] && echo " GrpcEcho's build and every check's output: grpc/.")"
 } >"$out/results.md"
 ln -sfn "$(basename "$out")" "$root/target/bench/latest-h2"
 cat "$out/results.md"
