@@ -239,6 +239,11 @@ public final class Kodiak {
         return upstreams;
     }
 
+    /** Streams to h2 upstream servers: their pools, for the status page and tests. */
+    public Http2Upstream http2Upstream() {
+        return http2Upstream;
+    }
+
     public ForwardingServices services() {
         return services;
     }

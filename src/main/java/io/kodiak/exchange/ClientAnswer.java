@@ -55,7 +55,12 @@ final class ClientAnswer {
         firstByteNanos = System.nanoTime();
         status = head.status();
         count(piece);
-        keepAlive = client.sendHead(head, route.responseHeaders(), request, keepAllowed, piece, last);
+        // A response whose head and trailers are all there is: the head, then the end with them.
+        boolean endsWithTrailers = last && trailers != null && !trailers.isEmpty();
+        keepAlive = client.sendHead(head, route.responseHeaders(), request, keepAllowed, piece, last && !endsWithTrailers);
+        if (endsWithTrailers) {
+            client.sendEnd(null, trailers);
+        }
         return toClient.roomAfterWrite(client);
     }
 

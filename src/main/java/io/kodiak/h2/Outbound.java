@@ -66,6 +66,11 @@ public final class Outbound {
         queued += n;
     }
 
+    /** DATA bytes waiting on all streams for window. */
+    public long queuedBytes() {
+        return queued;
+    }
+
     /** Some stream has DATA waiting for window. */
     public boolean anyQueued() {
         return queued > 0;
@@ -111,6 +116,9 @@ public final class Outbound {
                     ByteBuffer block = trailers ? stream.trailerBlock() : null;
                     if (block != null) {
                         headers(stream.id(), block, true);
+                    } else if (trailers) {
+                        // The trailers could not be encoded: the response is not whole, so no END_STREAM.
+                        write(frames.rstStream(stream.id(), ErrorCode.INTERNAL_ERROR));
                     } else {
                         write(frames.dataHeader(stream.id(), 0, true));
                     }

@@ -158,6 +158,11 @@ public final class UpstreamFilter extends BaseFilter {
             }
         }
         if (body.isDone()) {
+            // An empty chunked body, read whole with its head: its trailers too.
+            io.kodiak.http.Trailers trailers = body.trailers();
+            if (trailers != null) {
+                listener.onResponseTrailers(state, trailers);
+            }
             end(state, listener, head, first, buffer);
             return true;
         }

@@ -98,4 +98,19 @@ class ResponseTrailersTest {
             assertFalse((last.flags() & H2Client.END_STREAM) == 0, "the trailer block ends the stream");
         }
     }
+
+    /** An empty chunked body read in one piece with its head: its trailers are not lost for that. */
+    @Test
+    void theTrailersOfAnEmptyBodyReadWithItsHeadAreRelayed() throws Exception {
+        try (ScriptedUpstream empty = new ScriptedUpstream(n -> "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "0\r\nGrpc-Status: 7\r\n\r\n", false);
+             ProxyHarness proxy = ProxyHarness.forUpstream(empty.url("/"), "");
+             RawHttp client = new RawHttp(proxy.port())) {
+            RawHttp.Response response = client.send("GET /t HTTP/1.1\r\nHost: x\r\nTE: trailers\r\n\r\n").read(false);
+            assertEquals(200, response.status());
+            assertEquals(1, response.trailers.size());
+            assertEquals("grpc-status", response.trailers.get(0)[0]);
+            assertEquals("7", response.trailers.get(0)[1]);
+        }
+    }
 }

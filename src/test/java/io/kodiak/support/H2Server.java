@@ -196,6 +196,22 @@ public final class H2Server implements AutoCloseable {
             }
         }
 
+        /**
+         * Reads until the proxy acknowledged our SETTINGS: from then on it applies them (before,
+         * it may open streams on the defaults, as RFC 9113 lets a client).
+         */
+        public void awaitSettingsAck() throws IOException {
+            while (true) {
+                Frame frame = readFrame();
+                if (frame.type == SETTINGS) {
+                    if ((frame.flags & ACK) != 0) {
+                        return;
+                    }
+                    frame(SETTINGS, ACK, 0, new byte[0]);
+                }
+            }
+        }
+
         /** Reads frames until one of {@code type} (acking SETTINGS on the way). */
         public Frame until(int type) throws IOException {
             while (true) {

@@ -64,11 +64,20 @@ final class Http2Pool {
         return n;
     }
 
+    /** What {@code loop}'s connections queue for window (on that loop). */
+    long queuedBytes(EventLoop loop) {
+        long queued = 0;
+        for (Http2UpstreamConnection connection : loops[loop.index()].connections) {
+            queued += connection.queuedBytes();
+        }
+        return queued;
+    }
+
     /** The pool is out of service: each loop drains its connections. */
     void close() {
         retired = true;
         for (LoopPool loop : loops) {
-            loop.loop.post(loop::drain);
+            loop.loop.post(loop::drainIfRetired);
         }
     }
 
@@ -83,6 +92,8 @@ final class Http2Pool {
         private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
         /** Connects under way. */
         private int connecting;
+        /** The connections open when the pool was retired were told to drain. */
+        private boolean drained;
         /** A connect found max-connections all open: waiters may time out as 503. */
         private boolean budgetSpent;
 
@@ -117,6 +128,7 @@ final class Http2Pool {
         }
 
         private Http2UpstreamConnection free() {
+            drainIfRetired();
             for (Http2UpstreamConnection connection : connections) {
                 if (connection.available() > 0) {
                     return connection;
@@ -167,9 +179,12 @@ final class Http2Pool {
                 connectFailed(new java.io.IOException("closed as it opened"));
                 return;
             }
+            drainIfRetired();
             Http2UpstreamConnection opened = new Http2UpstreamConnection(connection, this, deadlines, queues,
                     pool.speaksTls());
             connections.add(opened);
+            // Also when it closed between the check above and now (its filter's close event then found nobody).
+            connection.addCloseListener((closed, type) -> Http2UpstreamFilter.closed(closed));
             events.upstreamConnection(1);
             serve();
             if (retired) {
@@ -211,7 +226,12 @@ final class Http2Pool {
             events.upstreamConnection(-1);
             budgetSpent = false;
             if (!waiting.isEmpty()) {
-                serve();
+                // On the loop's next turn: this runs within the close, before its budget is given back.
+                loop.post(() -> {
+                    if (!waiting.isEmpty()) {
+                        serve();
+                    }
+                });
             }
         }
 
@@ -232,13 +252,26 @@ final class Http2Pool {
             for (Http2UpstreamConnection connection : new ArrayList<>(connections)) {
                 connection.check(now, idle, ping);
             }
+            if (retired && waiting.isEmpty() && connections.isEmpty() && connecting == 0) {
+                // Out of service and nothing left to watch: the timer drops this loop's entry.
+                nextCheck.close();
+            }
         }
 
-        private void drain() {
-            for (Http2UpstreamConnection connection : new ArrayList<>(connections)) {
-                connection.drain();
+        /**
+         * Once the pool is out of service, the connections it had then take no new stream and
+         * close with their last one. Checked wherever a stream may be handed out, not only when
+         * the drain posted by {@link #close()} runs: a stream freed before that must not go to a
+         * waiter on a connection about to drain. Connections opened later (for requests of the
+         * previous configuration) serve the requests they were opened for, then drain.
+         */
+        private void drainIfRetired() {
+            if (retired && !drained) {
+                drained = true;
+                for (Http2UpstreamConnection connection : new ArrayList<>(connections)) {
+                    connection.drain();
+                }
             }
-            nextCheck.close();
         }
 
         /** Open h2 connections on this loop. */

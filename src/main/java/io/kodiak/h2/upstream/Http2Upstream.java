@@ -76,6 +76,15 @@ public final class Http2Upstream implements UpstreamProtocol {
         streams.acquire(loops.current(), fresh, listener, waiter);
     }
 
+    /** Request body bytes queued for window on the calling loop's h2 connections, all servers together (on that loop). */
+    long queuedBytes() {
+        long queued = 0;
+        for (Http2Pool streams : pools.values()) {
+            queued += streams.queuedBytes(loops.current());
+        }
+        return queued;
+    }
+
     /** h2 connections open to {@code pool}'s server, on every loop. */
     public int connections(UpstreamPool pool) {
         Http2Pool streams = pools.get(pool);

@@ -61,6 +61,8 @@ public final class Http2UpstreamConnection implements FrameReader.Listener {
     /** Frames that carry no progress (PING, SETTINGS, empty DATA...) a server may send per second. */
     private static final int MAX_IDLE_FRAMES_PER_SECOND = 1000;
     private static final int LARGEST_STREAM_ID = Integer.MAX_VALUE;
+    /** How long a close waits for its last writes before the connection is cut. */
+    static final long CLOSE_LINGER_MILLIS = 2000;
 
     private final Connection<?> connection;
     private final Http2Pool.LoopPool pool;
@@ -84,6 +86,8 @@ public final class Http2UpstreamConnection implements FrameReader.Listener {
     /** Streams whose attempt waits for room to send its request body. */
     private final List<Http2UpstreamStream> roomWaiters = new ArrayList<>();
     private boolean notifyingRoom;
+    /** A wait for the socket's write queue is registered on behalf of the room waiters. */
+    private boolean waitingForWriteQueue;
     /** Streams whose HEADERS went out, by id. */
     private final StreamMap<Http2UpstreamStream> open = new StreamMap<>();
     /** Slots handed to attempts whose HEADERS have not gone yet. */
@@ -107,6 +111,8 @@ public final class Http2UpstreamConnection implements FrameReader.Listener {
     private long pingSentMillis;
     /** Epoch millis since when no stream is open (0 while some are). */
     private long idleSinceMillis = System.currentTimeMillis();
+    /** Epoch millis of the close asked for (0: none), which waits for the writes before it. */
+    private long closingSinceMillis;
 
     Http2UpstreamConnection(Connection<?> connection, Http2Pool.LoopPool pool, ExchangeDeadlines deadlines,
                             WriteQueues queues, boolean tls) {
@@ -283,6 +289,11 @@ public final class Http2UpstreamConnection implements FrameReader.Listener {
         out.queued(n);
     }
 
+    /** DATA bytes all streams queue for window now. */
+    long queuedBytes() {
+        return out.queuedBytes();
+    }
+
     void flush(Http2UpstreamStream stream) {
         if (out.flush(stream)) {
             roomMayHaveCome();
@@ -294,10 +305,21 @@ public final class Http2UpstreamConnection implements FrameReader.Listener {
         if (!roomWaiters.contains(stream)) {
             roomWaiters.add(stream);
         }
+        if (!out.writeQueueHasRoom() && !waitingForWriteQueue) {
+            waitingForWriteQueue = true;
+            out.whenRoom(new WriteQueueRoom());
+        }
     }
 
     void stopsWaiting(Http2UpstreamStream stream) {
         roomWaiters.remove(stream);
+    }
+
+    /** A stream's queued DATA was dropped (reset, or let go): room for the others. */
+    void queueDropped() {
+        if (!closed) {
+            roomMayHaveCome();
+        }
     }
 
     /**
@@ -324,6 +346,25 @@ public final class Http2UpstreamConnection implements FrameReader.Listener {
             }
         } finally {
             notifyingRoom = false;
+        }
+        if (!roomWaiters.isEmpty() && !out.writeQueueHasRoom() && !waitingForWriteQueue) {
+            // What stops them may be the socket's write queue, which no flush here will drain:
+            // they hear again once it has room.
+            waitingForWriteQueue = true;
+            out.whenRoom(new WriteQueueRoom());
+        }
+    }
+
+    private final class WriteQueueRoom implements WriteHandler {
+        @Override
+        public void onWritePossible() {
+            waitingForWriteQueue = false;
+            roomMayHaveCome();
+        }
+
+        @Override
+        public void onError(Throwable failure) {
+            waitingForWriteQueue = false;
         }
     }
 
@@ -734,7 +775,14 @@ public final class Http2UpstreamConnection implements FrameReader.Listener {
         }
     }
 
+    /**
+     * Closes once what was written is out (a GOAWAY, say); a peer that reads nothing more would
+     * hold a graceful close for ever, so {@link #check} cuts it after {@link #CLOSE_LINGER_MILLIS}.
+     */
     private void closeNow() {
+        if (closingSinceMillis == 0) {
+            closingSinceMillis = System.currentTimeMillis();
+        }
         connection.closeSilently();
     }
 
@@ -745,6 +793,12 @@ public final class Http2UpstreamConnection implements FrameReader.Listener {
      */
     void check(long now, long idleMillis, long pingMillis) {
         if (closed) {
+            return;
+        }
+        if (closingSinceMillis != 0) {
+            if (now - closingSinceMillis >= CLOSE_LINGER_MILLIS) {
+                connection.terminateSilently();
+            }
             return;
         }
         if (streams() == 0 && idleSinceMillis != 0 && now - idleSinceMillis >= idleMillis) {

@@ -1,5 +1,6 @@
 package io.kodiak.h2.upstream;
 
+import io.kodiak.transport.PooledBuffers;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.filterchain.BaseFilter;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
@@ -22,16 +23,26 @@ public final class Http2UpstreamFilter extends BaseFilter {
         Http2UpstreamConnection connection = Http2UpstreamConnection.of(ctx.getConnection());
         if (connection == null) {
             // Read before the pool took the connection over (nothing is expected before our preface).
-            return ctx.getStopAction();
+            return PooledBuffers.afterRead(ctx, dropped(ctx));
         }
         SSLEngine engine = SSLUtils.getSSLEngine(ctx.getConnection());
         if (engine != null && !"h2".equals(engine.getApplicationProtocol())) {
             String selected = engine.getApplicationProtocol();
             connection.refuse("the server did not select h2 by ALPN (it selected "
                     + (selected == null || selected.isEmpty() ? "nothing" : selected) + ")");
-            return ctx.getStopAction();
+            return PooledBuffers.afterRead(ctx, dropped(ctx));
         }
-        return connection.onRead(ctx);
+        // The read buffer goes back to the loop's pool once its bytes are taken.
+        return PooledBuffers.afterRead(ctx, connection.onRead(ctx));
+    }
+
+    /** What was read is not for anybody: skipped, so it counts as taken. */
+    private static NextAction dropped(FilterChainContext ctx) {
+        Object message = ctx.getMessage();
+        if (message instanceof org.glassfish.grizzly.Buffer buffer) {
+            buffer.position(buffer.limit());
+        }
+        return ctx.getStopAction();
     }
 
     @Override

@@ -73,6 +73,11 @@ final class Http2UpstreamStream implements UpstreamStream, SendingStream {
     @Override
     public void sendRequest(PreparedRequest prepared, Buffer held, boolean last) {
         Http2Request request = (Http2Request) prepared;
+        if (finished) {
+            // Let go while the request was on its way (the client left during a 100 Continue).
+            Pieces.drop(held);
+            return;
+        }
         boolean noBody = held == null || !held.hasRemaining();
         if (!owner.open(this, request, last && noBody)) {
             // The connection closed or is going away before the request could go: nothing was
@@ -286,6 +291,10 @@ final class Http2UpstreamStream implements UpstreamStream, SendingStream {
             if (!endStream) {
                 throw Http2Exception.stream(id, ErrorCode.PROTOCOL_ERROR, "trailers without END_STREAM");
             }
+            if (fields instanceof MetaData.Response || fields instanceof MetaData.Request) {
+                // Jetty's decoder takes pseudo-headers out of the fields: their presence shows here.
+                throw Http2Exception.stream(id, ErrorCode.PROTOCOL_ERROR, "malformed response: a pseudo-header in trailers");
+            }
             Trailers trailers = ResponseTranslator.trailers(id, fields);
             checkLength();
             state = state.remoteEnded();
@@ -311,12 +320,20 @@ final class Http2UpstreamStream implements UpstreamStream, SendingStream {
             return;
         }
         finalHead = true;
-        expectedLength = listener.requestWasHead() ? -1 : head.contentLength();
+        // A response with no content (to HEAD, a 204 or 304) may announce a length it does not
+        // carry (RFC 9113 §8.1.1), and none of its DATA may reach the client: on a kept-alive
+        // HTTP/1.1 connection, those bytes would be read as the next response.
+        boolean bodyless = !head.hasBody(listener.requestWasHead());
+        expectedLength = bodyless ? 0 : head.contentLength();
         if (endStream) {
             if (expectedLength > 0) {
                 throw Http2Exception.stream(id, ErrorCode.PROTOCOL_ERROR, "content-length " + expectedLength + " and no DATA");
             }
             state = state.remoteEnded();
+            listener.onResponseEnd(clock, head, null, true);
+        } else if (bodyless) {
+            // The whole response is its head, as an HTTP/1.1 upstream's is: it ends here, and the
+            // stream is let go (reset) with whatever the server still sends on it.
             listener.onResponseEnd(clock, head, null, true);
         } else if (!listener.onResponseHead(clock, head, null)) {
             paused = true;
@@ -346,7 +363,12 @@ final class Http2UpstreamStream implements UpstreamStream, SendingStream {
         }
         int taken = data.remaining();
         if (endStream) {
-            checkLength();
+            try {
+                checkLength();
+            } catch (Http2Exception short_) {
+                Pieces.drop(data);
+                throw short_;
+            }
             state = state.remoteEnded();
             listener.onResponseEnd(clock, null, data, true);
             return;
@@ -420,6 +442,8 @@ final class Http2UpstreamStream implements UpstreamStream, SendingStream {
         if (waiter != null) {
             waiter.onError(new IOException("HTTP/2 stream " + id + " closed"));
         }
+        // What this stream held counted against the connection's bound: others may send now.
+        owner.queueDropped();
     }
 
     @Override

@@ -38,6 +38,17 @@ class Http2UpstreamFramesTest {
                 """.formatted(upstream.url()));
     }
 
+    /** One request on a connection of its own, answered while the test plays the upstream. */
+    private static CompletableFuture<RawHttp.Response> exchange(ProxyHarness proxy, String request) {
+        return CompletableFuture.supplyAsync(() -> {
+            try (RawHttp client = new RawHttp(proxy.port())) {
+                return client.send(request).read(false);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
     private static String get(ProxyHarness proxy, String path, String... fields) throws Exception {
         StringBuilder request = new StringBuilder("GET " + path + " HTTP/1.1\r\nHost: proxy.test\r\n");
         for (int i = 0; i < fields.length; i += 2) {
@@ -193,13 +204,7 @@ class Http2UpstreamFramesTest {
     @Test
     void aRefusedStreamIsSentAgainWhateverItsMethod() throws Exception {
         try (H2Server upstream = H2Server.start(); ProxyHarness proxy = proxy(upstream)) {
-            CompletableFuture<RawHttp.Response> answer = CompletableFuture.supplyAsync(() -> {
-                try (RawHttp client = new RawHttp(proxy.port())) {
-                    return client.send("POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n").read(false);
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            CompletableFuture<RawHttp.Response> answer = exchange(proxy, "POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
             H2Server.Conn conn = upstream.accept();
             H2Server.Request request = conn.request();
             conn.reset(request.stream(), REFUSED_STREAM);
@@ -267,6 +272,7 @@ class Http2UpstreamFramesTest {
             Future<String> first = clients.submit(() -> get(proxy, "/one"));
             H2Server.Conn conn = upstream.accept(H2Server.SETTINGS_MAX_CONCURRENT_STREAMS, 1);
             H2Server.Request one = conn.request();
+            conn.awaitSettingsAck();
             Future<String> second = clients.submit(() -> get(proxy, "/two"));
             // The first stream is still open and the server takes one at a time: a second connection.
             H2Server.Conn other = upstream.accept(H2Server.SETTINGS_MAX_CONCURRENT_STREAMS, 1);
@@ -316,6 +322,82 @@ class Http2UpstreamFramesTest {
             assertTrue(answer.get(10, TimeUnit.SECONDS).startsWith("502 "));
             assertFalse(answer.get().contains("Exception"));
             client.shutdown();
+        }
+    }
+
+    /**
+     * HEAD's answer, a 304, a 204: no content, so the response is whole with its head (the stream
+     * is then reset), and any DATA the server sends is dropped, never read by the client as its
+     * next response.
+     */
+    @Test
+    void dataOnAResponseWithoutContentNeverReachesTheClient() throws Exception {
+        String injected = "HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\ninjected";
+        String[][] cases = {
+                {"HEAD /first HTTP/1.1\r\nHost: x\r\n\r\n", "200", "content-length", "20"},
+                {"GET /first HTTP/1.1\r\nHost: x\r\nIf-None-Match: \"a\"\r\n\r\n", "304", "etag", "\"a\""},
+                {"DELETE /first HTTP/1.1\r\nHost: x\r\n\r\n", "204", "x-done", "yes"},
+        };
+        for (String[] each : cases) {
+            try (H2Server upstream = H2Server.start(); ProxyHarness proxy = proxy(upstream)) {
+                boolean head = each[0].startsWith("HEAD");
+                int status = Integer.parseInt(each[1]);
+                CompletableFuture<String> second = CompletableFuture.supplyAsync(() -> {
+                    try (RawHttp client = new RawHttp(proxy.port())) {
+                        client.send(each[0]).read(head);
+                        return client.send("GET /second HTTP/1.1\r\nHost: x\r\n\r\n").read(false).bodyText();
+                    } catch (Exception e) {
+                        return "closed: " + e;
+                    }
+                });
+                H2Server.Conn conn = upstream.accept();
+                H2Server.Request request = conn.request();
+                conn.frame(H2Server.HEADERS, H2Server.END_HEADERS, request.stream(), conn.head(status, each[2], each[3]));
+                conn.frame(H2Server.DATA, H2Server.END_STREAM, request.stream(), injected.getBytes(StandardCharsets.US_ASCII));
+                // The response ended with its head: the stream is let go, the DATA dropped, and the
+                // client's next request gets the server's next answer.
+                assertEquals(request.stream(), conn.until(H2Server.RST_STREAM).stream());
+                H2Server.Request next = conn.request();
+                assertEquals("/second", next.field(":path"));
+                conn.respond(next.stream(), 200, "real", "content-length", "4");
+                assertEquals("real", second.get(10, TimeUnit.SECONDS), "after a " + each[1]);
+            }
+        }
+    }
+
+    @Test
+    void a304ThatAnnouncesALengthAndCarriesNoDataIsRelayed() throws Exception {
+        try (H2Server upstream = H2Server.start(); ProxyHarness proxy = proxy(upstream)) {
+            CompletableFuture<RawHttp.Response> answer = exchange(proxy, "GET /r HTTP/1.1\r\nHost: x\r\nIf-None-Match: \"v1\"\r\n\r\n");
+            H2Server.Conn conn = upstream.accept();
+            H2Server.Request request = conn.request();
+            conn.frame(H2Server.HEADERS, H2Server.END_HEADERS | H2Server.END_STREAM, request.stream(),
+                    conn.head(304, "etag", "\"v1\"", "content-length", "1234"));
+            RawHttp.Response response = answer.get(10, TimeUnit.SECONDS);
+            assertEquals(304, response.status());
+            assertEquals("\"v1\"", response.header("etag"));
+        }
+    }
+
+    @Test
+    void aPseudoHeaderInTrailersIsMalformed() throws Exception {
+        try (H2Server upstream = H2Server.start(); ProxyHarness proxy = proxy(upstream)) {
+            CompletableFuture<Boolean> cut = CompletableFuture.supplyAsync(() -> {
+                try (RawHttp client = new RawHttp(proxy.port())) {
+                    client.send("GET /t HTTP/1.1\r\nHost: x\r\nTE: trailers\r\n\r\n").read(false);
+                    return false;
+                } catch (Exception e) {
+                    return true;
+                }
+            });
+            H2Server.Conn conn = upstream.accept();
+            H2Server.Request request = conn.request();
+            conn.frame(H2Server.HEADERS, H2Server.END_HEADERS, request.stream(), conn.head(200));
+            conn.frame(H2Server.DATA, 0, request.stream(), "body".getBytes(StandardCharsets.US_ASCII));
+            conn.frame(H2Server.HEADERS, H2Server.END_HEADERS | H2Server.END_STREAM, request.stream(),
+                    H2Client.literalBlock(":status", "200", "grpc-status", "0"));
+            assertEquals(PROTOCOL_ERROR, conn.until(H2Server.RST_STREAM).errorCode());
+            assertTrue(cut.get(10, TimeUnit.SECONDS), "a response that went wrong after its head is cut, not completed");
         }
     }
 }
