@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Kodiak as a daemon: bin/proxy.sh start|stop|restart|reload|status|run|version [-c FILE]
+# Kodiak as a daemon: bin/proxy.sh start|stop|restart|reload|status|check|run|version [-c FILE]
 # Environment:
 #   PROXY_CONF  the configuration (default conf/proxy.conf); -c FILE takes precedence
 #   PROXY_BASE  the instance directory (default: this installation); holds proxy.pid and logs/
@@ -29,13 +29,15 @@ STOP_MARGIN_SECONDS=15
 
 usage() {
   cat >&2 <<EOF
-usage: $(basename "$0") start|stop|restart|reload|status|run|version [-c FILE]
+usage: $(basename "$0") start|stop|restart|reload|status|check|run|version [-c FILE]
   start    build if needed, start in the background, return once the listener accepts connections
   stop     drain (finish in-flight exchanges within proxy.shutdown.grace-period) and stop
   restart  stop, then start
   reload   re-read the configuration (the running one's file, or -c FILE) without dropping anything;
            exit 0 applied, 2 refused (the running configuration stays), 3 not running
   status   exit 0 and a summary when running, 3 when not
+  check    validate the configuration (as start and reload would) without starting anything;
+           exit 0 valid, 2 each problem named (nginx -t, haproxy -c)
   run      in the foreground (systemd, containers); SIGTERM drains like stop
   version  Kodiak's version (also --version)
   -c FILE  configuration file (default \$PROXY_CONF, else $HOME_DIR/conf/proxy.conf)
@@ -532,6 +534,16 @@ cmd_run() {
   exec "${JAVA_CMD[@]}"
 }
 
+cmd_check() {
+  resolve_base
+  resolve_conf
+  find_java
+  ensure_built
+  snapshot_dist
+  read_settings
+  echo "configuration OK: $CONF ($(grep -c '^route=' <<<"$SETTINGS") routes; listening on $(listener_urls))"
+}
+
 cmd_version() {
   # An installation is not written to (no logs/ for a version); a checkout may need its first build.
   [ "$INSTALLED" = true ] || resolve_base
@@ -549,6 +561,7 @@ case $COMMAND in
   restart) cmd_stop; cmd_start ;;
   reload) cmd_reload ;;
   status) cmd_status ;;
+  check) cmd_check ;;
   run) cmd_run ;;
   -h | --help | help) usage; exit 0 ;;
   *) usage; exit 2 ;;

@@ -28,6 +28,8 @@ final class AdminServer {
                 .setPoolName("kodiak-admin")
                 .setCorePoolSize(1)
                 .setMaxPoolSize(2));
+        // TRACE answered as any method the endpoints do not take, not by Grizzly's own 405.
+        listener.registerAddOn(new TraceRefusal());
         server.addListener(listener);
 
         ServerConfiguration configuration = server.getServerConfiguration();

@@ -61,6 +61,14 @@ public final class Monitoring {
         return settings.enabled();
     }
 
+    /**
+     * The admin listener as it runs: enabled or not as at the start (a restart-only key), at the
+     * address of the last reload that moved it.
+     */
+    public ProxyConfig.Admin running() {
+        return settings;
+    }
+
     public ExchangeObserver observer() {
         return metrics == null ? ExchangeObserver.NONE : metrics;
     }

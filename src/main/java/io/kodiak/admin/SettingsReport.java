@@ -16,15 +16,20 @@ public final class SettingsReport {
     }
 
     public static void print(ProxyConfig config, PrintStream out) {
+        print(config, config.admin(), out);
+    }
+
+    /** {@code admin}: the admin listener as it runs, which a reload does not switch on or off (restart-only). */
+    public static void print(ProxyConfig config, ProxyConfig.Admin admin, PrintStream out) {
         out.println("listener_host=" + config.listener().host());
         out.println("listener_port=" + config.listener().port());
         out.println("listener_scheme=" + (config.listener().tls() == null ? "http" : "https"));
         for (ProxyConfig.Endpoint more : config.moreListeners()) {
             out.println("more_listener=" + more.scheme() + " " + more.host() + " " + more.port());
         }
-        out.println("admin_enabled=" + config.admin().enabled());
-        out.println("admin_host=" + config.admin().host());
-        out.println("admin_port=" + config.admin().port());
+        out.println("admin_enabled=" + admin.enabled());
+        out.println("admin_host=" + admin.host());
+        out.println("admin_port=" + admin.port());
         long graceMillis = config.shutdownGracePeriod().toMillis();
         out.println("grace_seconds=" + (graceMillis + 999) / 1000);
         for (Route route : config.routes()) {

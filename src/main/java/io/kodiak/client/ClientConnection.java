@@ -182,7 +182,7 @@ final class ClientConnection {
         requests++;
         Admission.Decision decision = admission.decide(head, stream);
         if (decision.refusal() != null) {
-            admission.recordRefusal(stream, head, decision, decision.refusal(), start);
+            admission.recordRefusal(stream, head, decision, decision.refusal(), start, Admission.answerBytes(head, decision));
             answer(decision, head);
             return null;
         }
@@ -278,7 +278,7 @@ final class ClientConnection {
 
     /** A head that cannot be accepted: the precise status, and the connection closes. */
     private void refuse(ProxyError error, String detail, long start) {
-        admission.recordRefusal(stream, null, null, error, start);
+        admission.recordRefusal(stream, null, null, error, start, error.answerBody(detail, 0).length);
         if (LOG.isDebugEnabled()) {
             LOG.debug("refused a request from {}: {} {}: {}", stream.address(), error.status, error.text, detail);
         }

@@ -97,8 +97,8 @@ final class Http1ClientStream extends ConnectionSide implements ClientStream {
     }
 
     @Override
-    public void sendLocal(ProxyError error, long requestNumber, boolean keep) {
-        write(responses.local(error, requestNumber, keep));
+    public void sendLocal(ProxyError error, String detail, long requestNumber, boolean keep) {
+        write(responses.local(error, detail, requestNumber, keep));
     }
 
     /** A head that cannot be accepted: the precise status, and the connection closes after it. */

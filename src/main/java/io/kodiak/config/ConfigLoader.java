@@ -59,7 +59,11 @@ public final class ConfigLoader {
                         "an existing, readable HOCON file")));
             }
             try {
-                user = ConfigFactory.parseFile(file, ConfigParseOptions.defaults().setAllowMissing(false));
+                user = ConfigFactory.parseFile(file, ConfigParseOptions.defaults().setAllowMissing(false)
+                        .setIncluder(new MissingIncludes()));
+            } catch (MissingIncludes.Missing e) {
+                throw new ConfigException(List.of(new ConfigProblem("include", e.what,
+                        "an existing file (" + file.getPath() + " includes it; a missing include is refused, not read as empty)")));
             } catch (com.typesafe.config.ConfigException e) {
                 throw new ConfigException(List.of(new ConfigProblem("config file", file.getPath(),
                         "valid HOCON (" + e.getMessage() + ")")));

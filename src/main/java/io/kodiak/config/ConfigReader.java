@@ -100,9 +100,17 @@ final class ConfigReader {
         Duration value = read(key, config::getDuration, expected, min);
         if (value.compareTo(min) < 0) {
             problem(key, render(key), expected);
+        } else if (value.compareTo(MAX_DURATION) > 0) {
+            // Timers here count milliseconds in an int (Grizzly's, the sockets'): a longer value
+            // would be cut short or wrap, so it is refused rather than clamped in silence.
+            problem(key, render(key), expected + ", at most 24d");
+            return min;
         }
         return value;
     }
+
+    /** The longest duration any key takes: 2^31-1 milliseconds, about 24.8 days. */
+    static final Duration MAX_DURATION = Duration.ofMillis(Integer.MAX_VALUE);
 
     long size(String key, long min, long max, String expected) {
         long value = read(key, k -> config.getBytes(k), expected, min);

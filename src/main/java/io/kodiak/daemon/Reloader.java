@@ -132,7 +132,9 @@ final class Reloader {
         }
         ByteArrayOutputStream text = new ByteArrayOutputStream();
         try (PrintStream out = new PrintStream(text, true, StandardCharsets.UTF_8)) {
-            SettingsReport.print(config, out);
+            // Restart-only keys as they run, not as the file now says: status must not show an
+            // admin listener a reload cannot start (or one as stopped that still runs).
+            SettingsReport.print(config, monitoring.running(), out);
             out.println("config_file=" + from.getAbsolutePath());
         }
         ControlFiles.writeAtomically(settingsFile, text.toByteArray());

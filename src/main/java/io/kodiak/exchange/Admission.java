@@ -150,12 +150,20 @@ public final class Admission {
     /**
      * Counts and logs a request answered in Kodiak's own name without an exchange. Recorded
      * before the answer leaves: a client that reads it and then asks /metrics must find it
-     * counted. {@code decision} is null when the head was refused before it could be read.
+     * counted. {@code decision} is null when the head was refused before it could be read;
+     * {@code bodyBytes}: what the answer's body carries ($body_bytes_sent).
      */
-    public void recordRefusal(ClientStream client, RequestHead head, Decision decision, ProxyError refusal, long startNanos) {
+    public void recordRefusal(ClientStream client, RequestHead head, Decision decision, ProxyError refusal, long startNanos,
+                              long bodyBytes) {
         services.onError(refusal);
         Generation generation = decision == null ? services.generation() : decision.generation();
-        services.recorder().refusal(client, head, decision, generation, refusal, System.nanoTime() - startNanos);
+        services.recorder().refusal(client, head, decision, generation, refusal, System.nanoTime() - startNanos, bodyBytes);
+    }
+
+    /** The body bytes of Kodiak's answer to {@code head} (none to HEAD) for {@code decision}'s refusal. */
+    public static long answerBytes(RequestHead head, Decision decision) {
+        return head.method() == io.kodiak.http.RequestMethod.HEAD ? 0
+                : decision.refusal().answerBody(null, decision.requestNumberFor5xx()).length;
     }
 
     public ForwardingServices services() {

@@ -96,7 +96,13 @@ final class ClientAnswer {
         }
     }
 
-    /** Kodiak answers in its own name instead: its status is the one logged. */
+    /** Kodiak answers in its own name instead: its status is the one logged, and its body's {@code bodyBytes}. */
+    void answeredLocally(int localStatus, long bodyBytes) {
+        status = localStatus;
+        bytes += bodyBytes;
+    }
+
+    /** The client left, or the stop cut the exchange: only the status is logged. */
     void answeredLocally(int localStatus) {
         status = localStatus;
     }

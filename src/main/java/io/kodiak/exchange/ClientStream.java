@@ -74,10 +74,11 @@ public interface ClientStream extends StreamSide {
     void relay(Buffer bytes);
 
     /**
-     * Kodiak's own answer for {@code error} (its request id when {@code requestNumber} is not 0);
+     * Kodiak's own answer for {@code error} (its request id when {@code requestNumber} is not 0),
+     * with {@code detail} after its text when not null (which rule a client's request broke);
      * {@code keep}: the connection stays open after it.
      */
-    void sendLocal(ProxyError error, long requestNumber, boolean keep);
+    void sendLocal(ProxyError error, String detail, long requestNumber, boolean keep);
 
     /** Reads stopped by {@link Exchange#onRequestBody} returning false may go on. */
     void resumeReads();

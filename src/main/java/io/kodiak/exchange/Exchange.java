@@ -350,15 +350,18 @@ public final class Exchange {
         // A client still to send its body after "Expect: 100-continue" may never send it: its
         // next request would be read as this body, so the connection closes.
         boolean keep = local && !error.closeClient && mayKeepClient() && !sender.bodyMayNeverCome();
-        if (local) {
-            answer.answeredLocally(error.status);
-        }
         // The answer and the WARN line name the same id.
         long requestNumber = request.idNumber();
+        // A client's own error names the rule it broke; an upstream's failure keeps its detail
+        // (addresses, the system's words) for the log.
+        String shown = error.status < 500 ? detail : null;
+        if (local) {
+            answer.answeredLocally(error.status, request.isHead() ? 0 : error.answerBody(shown, requestNumber).length);
+        }
         // Counted before the answer leaves: a client that reads it and then asks /metrics finds it.
         services.onError(error);
         if (local) {
-            client.sendLocal(error, requestNumber, keep);
+            client.sendLocal(error, shown, requestNumber, keep);
         }
         attempts.finish(false);
         Recorder.warnFailed(request, route, attempts.serversTried(), error, requestNumber, detail);

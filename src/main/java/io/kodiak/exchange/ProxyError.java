@@ -83,6 +83,23 @@ public enum ProxyError {
         };
     }
 
+    /**
+     * The text/plain body of Kodiak's answer for this error, whatever protocol carries it: the
+     * status and what it means, what exactly was wrong when known ({@code detail}), and for a 5xx
+     * the request id of {@code requestNumber} (0: none). The access log counts its bytes.
+     */
+    public byte[] answerBody(String detail, long requestNumber) {
+        StringBuilder body = new StringBuilder(96).append(status).append(' ').append(text);
+        if (detail != null) {
+            body.append(": ").append(detail);
+        }
+        body.append('\n');
+        if (requestNumber != 0 && status >= 500) {
+            body.append("request id: ").append(RequestIds.format(requestNumber)).append('\n');
+        }
+        return body.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     ProxyError(int status, String text, boolean closeClient, String cause) {
         this.status = status;
         this.text = text;

@@ -36,9 +36,9 @@ final class Recorder {
      * was refused before it could be read, and {@code decision} null when no route was looked for.
      */
     void refusal(ClientStream client, RequestHead head, Admission.Decision decision, Generation generation,
-                 ProxyError error, long elapsedNanos) {
+                 ProxyError error, long elapsedNanos, long bodyBytes) {
         Route route = decision == null ? null : decision.route();
-        observer.onExchange(route == null ? null : route.name(), null, error.status, 0, 0, -1, elapsedNanos);
+        observer.onExchange(route == null ? null : route.name(), null, error.status, 0, bodyBytes, -1, elapsedNanos);
         if (AccessLog.enabled()) {
             AccessLogFormat format = generation.accessLog();
             String requestId = !format.uses(AccessLogFormat.Variable.REQUEST_ID) ? null
@@ -47,7 +47,7 @@ final class Recorder {
             AccessLog.record(format, new AccessLogEntry(System.currentTimeMillis(), client.address(),
                     head == null ? null : head.methodName(), head == null ? null : head.path(),
                     head == null ? null : head.query(), head == null ? null : client.protocol(head), error.status,
-                    0, 0, null, -1, elapsedNanos, tls, requestId, decision == null ? null : decision.host(),
+                    0, bodyBytes, null, -1, elapsedNanos, tls, requestId, decision == null ? null : decision.host(),
                     ForwardedRequest.scheme(tls), route == null ? null : route.name(),
                     LoggedHeaders.of(head, format)));
         }

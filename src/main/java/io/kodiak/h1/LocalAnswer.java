@@ -1,7 +1,6 @@
 package io.kodiak.h1;
 
 import io.kodiak.exchange.ProxyError;
-import io.kodiak.exchange.RequestIds;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.MemoryManager;
@@ -22,15 +21,7 @@ public final class LocalAnswer {
      * requestNumber} (0: none).
      */
     public static byte[] body(ProxyError error, String detail, long requestNumber) {
-        StringBuilder text = new StringBuilder(96).append(error.status).append(' ').append(error.text);
-        if (detail != null) {
-            text.append(": ").append(detail);
-        }
-        text.append('\n');
-        if (requestNumber != 0 && error.status >= 500) {
-            text.append("request id: ").append(RequestIds.format(requestNumber)).append('\n');
-        }
-        return text.toString().getBytes(StandardCharsets.UTF_8);
+        return error.answerBody(detail, requestNumber);
     }
 
     /**

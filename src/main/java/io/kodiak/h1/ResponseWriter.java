@@ -108,8 +108,8 @@ public final class ResponseWriter {
     }
 
     /** Kodiak's answer for {@code error}, to the request being answered. */
-    public Buffer local(ProxyError error, long requestNumber, boolean keep) {
-        return LocalAnswer.of(error, null, headRequest, !keep ? LocalAnswer.Persistence.CLOSE
+    public Buffer local(ProxyError error, String detail, long requestNumber, boolean keep) {
+        return LocalAnswer.of(error, detail, headRequest, !keep ? LocalAnswer.Persistence.CLOSE
                 : http11 ? LocalAnswer.Persistence.NOTHING : LocalAnswer.Persistence.KEEP_ALIVE, requestNumber, 0, memory);
     }
 }

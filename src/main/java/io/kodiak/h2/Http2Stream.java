@@ -275,11 +275,11 @@ final class Http2Stream implements ClientStream, SendingStream {
     }
 
     @Override
-    public void sendLocal(ProxyError error, long requestNumber, boolean keep) {
+    public void sendLocal(ProxyError error, String detail, long requestNumber, boolean keep) {
         if (!state.sends()) {
             return;
         }
-        byte[] body = LocalAnswer.body(error, null, requestNumber);
+        byte[] body = LocalAnswer.body(error, detail, requestNumber);
         answerLocally(error.status, body, 0);
     }
 

@@ -110,16 +110,18 @@ final class Requests {
                 head = translator.translate(stream.id, request, endStream);
             } catch (HttpViolationException e) {
                 ProxyError error = ProxyError.of(e.violation());
-                stream.headRequest("HEAD".equals(request.getMethod()));
-                admission.recordRefusal(stream, null, null, error, startNanos);
-                stream.answerLocally(error.status, LocalAnswer.body(error, e.violation().text(), 0), 0);
+                boolean headRequest = "HEAD".equals(request.getMethod());
+                stream.headRequest(headRequest);
+                byte[] body = LocalAnswer.body(error, e.violation().text(), 0);
+                admission.recordRefusal(stream, null, null, error, startNanos, headRequest ? 0 : body.length);
+                stream.answerLocally(error.status, body, 0);
                 return;
             }
             stream.headRequest(head.method() == RequestMethod.HEAD);
             Admission.Decision decision = admission.decide(head, stream);
             ProxyError refusal = decision.refusal();
             if (refusal != null) {
-                admission.recordRefusal(stream, head, decision, refusal, startNanos);
+                admission.recordRefusal(stream, head, decision, refusal, startNanos, Admission.answerBytes(head, decision));
                 stream.answerLocally(refusal.status, LocalAnswer.body(refusal, null, decision.requestNumberFor5xx()),
                         decision.retryAfterSeconds());
                 return;

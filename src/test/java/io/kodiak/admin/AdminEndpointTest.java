@@ -185,6 +185,18 @@ class AdminEndpointTest {
             HttpResponse<String> unknown = proxy.admin("/status");
             assertEquals(404, unknown.statusCode());
             assertTrue(unknown.body().contains("/health"), unknown.body());
+
+            // TRACE as any other method: Kodiak's 405 with its Allow and no caching, not Grizzly's.
+            try (java.net.Socket socket = new java.net.Socket("127.0.0.1", proxy.monitoring.port())) {
+                socket.setSoTimeout(10_000);
+                socket.getOutputStream().write("TRACE /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                String trace = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+                assertTrue(trace.startsWith("HTTP/1.1 405"), trace);
+                assertTrue(trace.contains("\r\nAllow: GET, HEAD\r\n"), trace);
+                assertTrue(trace.contains("\r\nCache-Control: no-store\r\n"), trace);
+                assertFalse(trace.contains("TRACE /health"), "the request is not echoed: " + trace);
+            }
         }
     }
 

@@ -253,6 +253,28 @@ class ConfigLoaderTest {
     private static final String ORDERS_ROUTE = "proxy.routes = [ { prefix = \"/orders/\", upstream = \"http://orders/api/\" } ]\n";
 
     @Test
+    void aMissingIncludeIsRefusedNamingTheFile(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path conf = dir.resolve("proxy.conf");
+        java.nio.file.Files.writeString(conf, "include \"routes.conf\"\nproxy.listener.port = 0\n");
+        ConfigException missing = assertThrows(ConfigException.class, () -> ConfigLoader.load(conf.toFile()));
+        assertProblem(missing, "include", "routes.conf", "an existing file");
+        java.nio.file.Files.writeString(conf, "include file(\"" + dir.resolve("gone.conf") + "\")\n");
+        assertProblem(assertThrows(ConfigException.class, () -> ConfigLoader.load(conf.toFile())), "include", "gone.conf",
+                "an existing file");
+        // Once the file is there, it is read.
+        java.nio.file.Files.writeString(conf, "include \"routes.conf\"\n");
+        java.nio.file.Files.writeString(dir.resolve("routes.conf"), "proxy.listener.port = 9999\n");
+        assertEquals(9999, ConfigLoader.load(conf.toFile()).listener().port());
+    }
+
+    @Test
+    void aDurationPastWhatTimersCountIsRefusedNotClamped() {
+        assertProblem(rejected("proxy.upstream.idle-timeout = 100000d"), "proxy.upstream.idle-timeout", "100000d", "at most 24d");
+        assertProblem(rejected("proxy.upstreams.g { servers = [ \"http://127.0.0.1:1\" ], connect-timeout = 30d }\n"
+                + "proxy.routes = [ { prefix = \"/\", upstream = \"http://g/\" } ]"), "proxy.upstreams.g.connect-timeout", "30d", "at most 24d");
+    }
+
+    @Test
     void theUpstreamProtocolIsReadAtEachLevelAndABadOneRefusedByName() {
         ProxyConfig config = ConfigLoader.fromConfig(ConfigFactory.parseString("""
                 proxy.upstream.protocol = "h2"

@@ -243,6 +243,16 @@ class ProxyScriptIT {
         ProxyScript.Result missing = proxy.run("start", dir.resolve("no-such.conf"));
         assertEquals(2, missing.exitCode(), missing.output());
         assertContains(missing.output(), "no-such.conf does not exist");
+
+        // check: the same verdict without starting anything, and a valid file passes.
+        ProxyScript.Result checked = proxy.run("check", bad);
+        assertEquals(2, checked.exitCode(), checked.output());
+        assertContains(checked.output(), "proxy.listener.port = \"abc\": expected a port number");
+        assertFalse(Files.exists(proxy.pidFile()));
+        ProxyScript.Result valid = proxy.run("check");
+        assertEquals(0, valid.exitCode(), valid.output());
+        assertContains(valid.output(), "configuration OK: ");
+        assertFalse(Files.exists(proxy.pidFile()));
     }
 
     @Test

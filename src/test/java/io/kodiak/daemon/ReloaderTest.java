@@ -135,6 +135,20 @@ class ReloaderTest {
     }
 
     @Test
+    void theSettingsFileShowsTheAdminListenerAsItRunsNotAsTheReloadedFileSays() throws Exception {
+        java.nio.file.Path settings = dir.resolve("proxy.settings");
+        Reloader recording = new Reloader(kodiak, monitoring, file, LogConfiguration.fromSystemProperty(), settings);
+        write(group(a, b) + "proxy.routes = [ { prefix = \"/\", upstream = \"http://app/\" } ]\nproxy.admin.enabled = false\n");
+        Reloader.Outcome outcome = recording.reload(null);
+        assertEquals(Reloader.Result.APPLIED, outcome.result());
+        assertTrue(outcome.lines().stream().anyMatch(line -> line.startsWith("proxy.admin.enabled changed")), outcome.lines().toString());
+        String written = Files.readString(settings);
+        // admin.enabled is restart-only: the admin listener still runs, and status must say so.
+        assertTrue(written.contains("admin_enabled=true\n"), written);
+        assertEquals(200, admin("/health").statusCode());
+    }
+
+    @Test
     void aRefusedReloadNamesEveryBadKeyAndChangesNothing() throws Exception {
         write("proxy.routes = [ { prefix = \"/\", upstream = \"http://nowhere/\" } ]\nproxy.listener.max-body-size = lots\n");
         Reloader.Outcome outcome = reloader.reload(null);

@@ -625,7 +625,7 @@ class ExchangeTest {
         }
 
         @Override
-        public void sendLocal(ProxyError error, long requestNumber, boolean keep) {
+        public void sendLocal(ProxyError error, String detail, long requestNumber, boolean keep) {
             events.add("local " + error.status + (keep ? " keep" : " close"));
         }
 
