@@ -2,7 +2,6 @@ package io.kodiak.h2;
 
 import io.kodiak.exchange.Admission;
 import io.kodiak.transport.Pieces;
-import io.kodiak.transport.ReadGate;
 import org.eclipse.jetty.http2.hpack.HpackDecoder;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
@@ -47,7 +46,8 @@ public final class Http2Connection implements FrameReader.Listener {
     private final ResponseEncoder encoder = new ResponseEncoder();
     private final RequestTranslator translator;
     private final FloodGuard flood;
-    private final ReadGate reads = new ReadGate();
+    private final FrameReads reads;
+    private final FrameReads.Closed isClosed = () -> this.closed;
     private final StreamTable streams;
     private final ControlFrames control;
     private final Inbound inbound;
@@ -67,6 +67,7 @@ public final class Http2Connection implements FrameReader.Listener {
         this.frames = new FrameWriter(memory);
         this.out = new Outbound(connection, admission.writeQueues(), frames);
         this.reader = new FrameReader(memory, settings.maxFrameSize());
+        this.reads = new FrameReads(reader, out);
         // Past twice max-header-size a block is not gathered nor decoded: a connection error. Up
         // to it, the fields are decoded (the table stays in step) and a list over max-header-size
         // gets a 431.
@@ -91,20 +92,7 @@ public final class Http2Connection implements FrameReader.Listener {
     /** Everything the client sends once it opened with the HTTP/2 preface (after a connection error: dropped). */
     public NextAction onRead(FilterChainContext ctx) {
         try {
-            while (!closed) {
-                Buffer in = ctx.getMessage();
-                if (!in.hasRemaining()) {
-                    break;
-                }
-                if (reader.next(ctx, in, this) && !closed && !out.writeQueueHasRoom()) {
-                    // Our answers pile up unread: read nothing more until they are out.
-                    out.whenRoom(new Resume());
-                    NextAction held = reads.close(ctx);
-                    if (held != null) {
-                        return held;
-                    }
-                }
-            }
+            return reads.read(ctx, this, isClosed);
         } catch (Http2Exception e) {
             connectionError(e.code(), e.getMessage());
         } catch (RuntimeException e) {
@@ -115,17 +103,6 @@ public final class Http2Connection implements FrameReader.Listener {
         return ctx.getStopAction();
     }
 
-    private final class Resume implements WriteHandler {
-        @Override
-        public void onWritePossible() {
-            reads.open();
-        }
-
-        @Override
-        public void onError(Throwable failure) {
-            reads.discard();
-        }
-    }
 
     @Override
     public void onFrame(int type, int flags, int streamId, byte[] payload, int length) throws Http2Exception {
@@ -313,8 +290,7 @@ public final class Http2Connection implements FrameReader.Listener {
     /** The connection closed: every stream's exchange ends as when its client leaves. */
     public void onClosed() {
         closed = true;
-        reader.release();
-        reads.discard();
+        reads.closed();
         streams.closeAll();
     }
 

@@ -110,18 +110,7 @@ public final class H2Client implements AutoCloseable {
     }
 
     public void frame(int type, int flags, int stream, byte[] payload) throws IOException {
-        byte[] head = new byte[9];
-        int length = payload.length;
-        head[0] = (byte) (length >>> 16);
-        head[1] = (byte) (length >>> 8);
-        head[2] = (byte) length;
-        head[3] = (byte) type;
-        head[4] = (byte) flags;
-        ByteBuffer.wrap(head, 5, 4).putInt(stream);
-        // One write per frame: with a header and its payload apart, Nagle holds the payload back.
-        byte[] frame = java.util.Arrays.copyOf(head, 9 + length);
-        System.arraycopy(payload, 0, frame, 9, length);
-        out.write(frame);
+        out.write(H2Frames.frame(type, flags, stream, payload));
         out.flush();
     }
 
@@ -134,16 +123,7 @@ public final class H2Client implements AutoCloseable {
         MetaData.Request request = new MetaData.Request(method, HttpURI.build().scheme("http").host(authority == null
                 ? null : authority.split(":")[0]).port(authority != null && authority.contains(":")
                 ? Integer.parseInt(authority.split(":")[1]) : -1).pathQuery(path), HttpVersion.HTTP_2, list);
-        ByteBuffer block = ByteBuffer.allocate(64 * 1024);
-        try {
-            encoder.encode(block, request);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-        block.flip();
-        byte[] bytes = new byte[block.remaining()];
-        block.get(bytes);
-        return bytes;
+        return H2Frames.block(encoder, request);
     }
 
     /** A literal header block written by hand (no HPACK table): for names and values the encoder would refuse. */

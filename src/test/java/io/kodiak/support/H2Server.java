@@ -132,15 +132,7 @@ public final class H2Server implements AutoCloseable {
         }
 
         public synchronized void frame(int type, int flags, int stream, byte[] payload) throws IOException {
-            byte[] frame = new byte[9 + payload.length];
-            frame[0] = (byte) (payload.length >>> 16);
-            frame[1] = (byte) (payload.length >>> 8);
-            frame[2] = (byte) payload.length;
-            frame[3] = (byte) type;
-            frame[4] = (byte) flags;
-            ByteBuffer.wrap(frame, 5, 4).putInt(stream);
-            System.arraycopy(payload, 0, frame, 9, payload.length);
-            out.write(frame);
+            out.write(H2Frames.frame(type, flags, stream, payload));
             out.flush();
         }
 
@@ -261,16 +253,7 @@ public final class H2Server implements AutoCloseable {
         }
 
         private byte[] encode(MetaData meta) {
-            ByteBuffer block = ByteBuffer.allocate(64 * 1024);
-            try {
-                encoder.encode(block, meta);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-            block.flip();
-            byte[] bytes = new byte[block.remaining()];
-            block.get(bytes);
-            return bytes;
+            return H2Frames.block(encoder, meta);
         }
 
         /** A whole response: its head, then its body as one DATA with END_STREAM (none when empty). */

@@ -4,13 +4,13 @@ import io.kodiak.h2.ErrorCode;
 import io.kodiak.h2.FloodGuard;
 import io.kodiak.h2.Frame;
 import io.kodiak.h2.FrameReader;
+import io.kodiak.h2.FrameReads;
 import io.kodiak.h2.FrameWriter;
 import io.kodiak.h2.HeaderBlock;
 import io.kodiak.h2.Http2Exception;
 import io.kodiak.h2.Outbound;
 import io.kodiak.h2.StreamMap;
 import io.kodiak.transport.Pieces;
-import io.kodiak.transport.ReadGate;
 import io.kodiak.transport.WriteQueues;
 import io.kodiak.upstream.ExchangeDeadlines;
 import io.kodiak.upstream.ResponseListener;
@@ -82,7 +82,8 @@ public final class Http2UpstreamConnection implements FrameReader.Listener {
     private ByteBuffer blockScratch = ByteBuffer.allocate(1024);
     private final ResponseTranslator translator;
     private final FloodGuard flood = new FloodGuard(Integer.MAX_VALUE, MAX_IDLE_FRAMES_PER_SECOND);
-    private final ReadGate reads = new ReadGate();
+    private final FrameReads reads;
+    private final FrameReads.Closed isClosed = () -> this.closed;
     /** Streams whose attempt waits for room to send its request body. */
     private final List<Http2UpstreamStream> roomWaiters = new ArrayList<>();
     private boolean notifyingRoom;
@@ -123,6 +124,7 @@ public final class Http2UpstreamConnection implements FrameReader.Listener {
         this.frames = new FrameWriter(connection.getMemoryManager());
         this.out = new Outbound(connection, queues, frames);
         this.reader = new FrameReader(connection.getMemoryManager(), Frame.DEFAULT_MAX_FRAME_SIZE, false);
+        this.reads = new FrameReads(reader, out);
         this.translator = new ResponseTranslator(connection.getMemoryManager());
         ATTR.set(connection, this);
         this.failure = Http2UpstreamFilter.tlsFailure(connection);
@@ -395,19 +397,7 @@ public final class Http2UpstreamConnection implements FrameReader.Listener {
 
     NextAction onRead(FilterChainContext ctx) {
         try {
-            while (!closed) {
-                Buffer in = ctx.getMessage();
-                if (!in.hasRemaining()) {
-                    break;
-                }
-                if (reader.next(ctx, in, this) && !closed && !out.writeQueueHasRoom()) {
-                    out.whenRoom(new Resume());
-                    NextAction held = reads.close(ctx);
-                    if (held != null) {
-                        return held;
-                    }
-                }
-            }
+            return reads.read(ctx, this, isClosed);
         } catch (Http2Exception e) {
             connectionError(e.code(), e.getMessage());
         } catch (RuntimeException e) {
@@ -417,17 +407,6 @@ public final class Http2UpstreamConnection implements FrameReader.Listener {
         return ctx.getStopAction();
     }
 
-    private final class Resume implements WriteHandler {
-        @Override
-        public void onWritePossible() {
-            reads.open();
-        }
-
-        @Override
-        public void onError(Throwable failure) {
-            reads.discard();
-        }
-    }
 
     @Override
     public void onFrame(int type, int flags, int streamId, byte[] payload, int length) throws Http2Exception {
@@ -825,8 +804,7 @@ public final class Http2UpstreamConnection implements FrameReader.Listener {
             return;
         }
         closed = true;
-        reader.release();
-        reads.discard();
+        reads.closed();
         List<Http2UpstreamStream> streams = open.values();
         open.clear();
         roomWaiters.clear();
