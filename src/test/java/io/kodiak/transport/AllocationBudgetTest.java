@@ -63,27 +63,7 @@ class AllocationBudgetTest {
         try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), proxy.port())) {
             socket.setTcpNoDelay(true);
             Client client = new Client(socket, body);
-            for (int i = 0; i < WARM_UP; i++) {
-                client.exchange();
-            }
-            // -Dkodiak.test.allocation-jfr=FILE records where the measured requests allocate
-            // (java bench/throughput/JfrSummary.java FILE lists the sites).
-            String jfr = System.getProperty("kodiak.test.allocation-jfr");
-            jdk.jfr.Recording recording = jfr == null ? null : new jdk.jfr.Recording(jdk.jfr.Configuration.getConfiguration("profile"));
-            if (recording != null) {
-                recording.start();
-            }
-            long before = kodiakAllocatedBytes();
-            for (int i = 0; i < MEASURED; i++) {
-                client.exchange();
-            }
-            long perRequest = (kodiakAllocatedBytes() - before) / MEASURED;
-            if (recording != null) {
-                recording.dump(java.nio.file.Path.of(jfr));
-                recording.close();
-            }
-            System.out.printf("allocation per request: %s, %d B bodies: %d B%n", memoryManager, bodySize, perRequest);
-            assertTrue(perRequest <= budget, perRequest + " bytes per request, over the budget of " + budget);
+            assertWithinBudget(memoryManager + ", " + bodySize + " B bodies", budget, client::exchange);
         }
     }
 
@@ -103,16 +83,7 @@ class AllocationBudgetTest {
         byte[] body = new byte[bodySize];
         Arrays.fill(body, (byte) 'b');
         try (io.kodiak.support.H2Client client = io.kodiak.support.H2Client.connect(proxy.port())) {
-            for (int i = 0; i < WARM_UP; i++) {
-                h2Exchange(client, body);
-            }
-            long before = kodiakAllocatedBytes();
-            for (int i = 0; i < MEASURED; i++) {
-                h2Exchange(client, body);
-            }
-            long perRequest = (kodiakAllocatedBytes() - before) / MEASURED;
-            System.out.printf("allocation per request: h2c, %d B bodies: %d B%n", bodySize, perRequest);
-            assertTrue(perRequest <= budget, perRequest + " bytes per request, over the budget of " + budget);
+            assertWithinBudget("h2c, " + bodySize + " B bodies", budget, () -> h2Exchange(client, body));
         }
     }
 
@@ -148,27 +119,41 @@ class AllocationBudgetTest {
             try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), proxy.port())) {
                 socket.setTcpNoDelay(true);
                 Client client = new Client(socket, body);
-                for (int i = 0; i < WARM_UP; i++) {
-                    client.exchange();
-                }
-                String jfr = System.getProperty("kodiak.test.allocation-jfr");
-                jdk.jfr.Recording recording = jfr == null ? null : new jdk.jfr.Recording(jdk.jfr.Configuration.getConfiguration("profile"));
-                if (recording != null) {
-                    recording.start();
-                }
-                long before = kodiakAllocatedBytes();
-                for (int i = 0; i < MEASURED; i++) {
-                    client.exchange();
-                }
-                long perRequest = (kodiakAllocatedBytes() - before) / MEASURED;
-                if (recording != null) {
-                    recording.dump(java.nio.file.Path.of(jfr));
-                    recording.close();
-                }
-                System.out.printf("allocation per request: h1 to h2c upstream, %d B bodies: %d B%n", bodySize, perRequest);
-                assertTrue(perRequest <= budget, perRequest + " bytes per request, over the budget of " + budget);
+                assertWithinBudget("h1 to h2c upstream, " + bodySize + " B bodies", budget, client::exchange);
             }
         }
+    }
+
+    /** One request and its whole response, checked. */
+    private interface Exchange {
+        void run() throws IOException;
+    }
+
+    /**
+     * Warms {@code exchange} up, then measures what Kodiak's threads allocate over {@link #MEASURED}
+     * more and asserts the mean is within {@code budget}. -Dkodiak.test.allocation-jfr=FILE records
+     * where the measured requests allocate (java bench/throughput/JfrSummary.java FILE lists the sites).
+     */
+    private static void assertWithinBudget(String label, long budget, Exchange exchange) throws Exception {
+        for (int i = 0; i < WARM_UP; i++) {
+            exchange.run();
+        }
+        String jfr = System.getProperty("kodiak.test.allocation-jfr");
+        jdk.jfr.Recording recording = jfr == null ? null : new jdk.jfr.Recording(jdk.jfr.Configuration.getConfiguration("profile"));
+        if (recording != null) {
+            recording.start();
+        }
+        long before = kodiakAllocatedBytes();
+        for (int i = 0; i < MEASURED; i++) {
+            exchange.run();
+        }
+        long perRequest = (kodiakAllocatedBytes() - before) / MEASURED;
+        if (recording != null) {
+            recording.dump(java.nio.file.Path.of(jfr));
+            recording.close();
+        }
+        System.out.printf("allocation per request: %s: %d B%n", label, perRequest);
+        assertTrue(perRequest <= budget, perRequest + " bytes per request, over the budget of " + budget);
     }
 
     private static void h2Exchange(io.kodiak.support.H2Client client, byte[] body) throws IOException {

@@ -88,6 +88,7 @@ final class Http2Pool {
         private final WriteQueues queues;
         private final Http2Observer events;
         private final Deadline nextCheck = new Deadline();
+        /** Copy-on-write: the status page counts them from another thread, and a loop goes through a snapshot while checks close some. */
         private final List<Http2UpstreamConnection> connections = new java.util.concurrent.CopyOnWriteArrayList<>();
         private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
         /** Connects under way. */
@@ -249,7 +250,7 @@ final class Http2Pool {
             }
             long idle = pool.idleTimeoutMillis();
             long ping = Math.max(1000, Math.min(idle / 2, 30_000));
-            for (Http2UpstreamConnection connection : new ArrayList<>(connections)) {
+            for (Http2UpstreamConnection connection : connections) {
                 connection.check(now, idle, ping);
             }
             if (retired && waiting.isEmpty() && connections.isEmpty() && connecting == 0) {
@@ -268,7 +269,7 @@ final class Http2Pool {
         private void drainIfRetired() {
             if (retired && !drained) {
                 drained = true;
-                for (Http2UpstreamConnection connection : new ArrayList<>(connections)) {
+                for (Http2UpstreamConnection connection : connections) {
                     connection.drain();
                 }
             }
