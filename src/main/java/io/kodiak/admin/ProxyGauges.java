@@ -1,6 +1,7 @@
 package io.kodiak.admin;
 
 import io.kodiak.Kodiak;
+import io.kodiak.transport.LoopMemoryManager;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -46,6 +47,15 @@ final class ProxyGauges {
                         k -> k.services().writeQueues().waitsUnderPressure())
                 .description("Of those, waits begun with proxy.buffers.max-queued spent (the connection held to one read)")
                 .register(registry);
+        if (kodiak.memoryManager() instanceof LoopMemoryManager loops) {
+            Gauge.builder("kodiak.buffers.in.use", loops, LoopMemoryManager::inUse)
+                    .description("Pooled buffers handed out and not yet back, every event loop together (proxy.buffers.memory-manager = loop)")
+                    .register(registry);
+            Gauge.builder("kodiak.buffers.pooled", loops, LoopMemoryManager::pooledBytes)
+                    .description("Direct memory the buffer pools hold, handed out or free (proxy.buffers.memory-manager = loop)")
+                    .baseUnit("bytes")
+                    .register(registry);
+        }
         Gauge.builder("kodiak.config.generation", kodiak, k -> k.generation().number())
                 .description("The configuration in service: 1 as started, one more per applied reload")
                 .register(registry);

@@ -10,6 +10,7 @@ import org.glassfish.grizzly.monitoring.MonitoringConfig;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.Charset;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Kodiak's own memory manager ({@code buffers.memory-manager = loop}): direct memory in pools
@@ -43,6 +44,8 @@ public final class LoopMemoryManager implements MemoryManager<Buffer>, WrapperAw
     private static final int KEPT_PER_CLASS = 4096;
 
     private final ThreadLocal<Pools> pools = ThreadLocal.withInitial(Pools::new);
+    /** Every live thread's pools, for the gauges: joined once per thread, never on the steady path. */
+    private final CopyOnWriteArrayList<Pools> everyThread = new CopyOnWriteArrayList<>();
     private final WrapperAware heap = (WrapperAware) MemoryManager.DEFAULT_MEMORY_MANAGER;
     private final DefaultMonitoringConfig<MemoryProbe> monitoring = new DefaultMonitoringConfig<>(MemoryProbe.class);
 
@@ -102,6 +105,30 @@ public final class LoopMemoryManager implements MemoryManager<Buffer>, WrapperAw
         return pools.get().made;
     }
 
+    /**
+     * Pooled buffers handed out by every thread's pools and not yet back. Read from another thread
+     * (a metrics scrape): each count is a plain field of its owner, so the sum is a moment's estimate.
+     */
+    public long inUse() {
+        long sum = 0;
+        for (Pools each : everyThread) {
+            sum += each.outstanding;
+        }
+        return sum;
+    }
+
+    /** Direct memory the pools hold, handed out or free, every thread together: an estimate, as {@link #inUse}. */
+    public long pooledBytes() {
+        long sum = 0;
+        for (Pools each : everyThread) {
+            sum += each.outstandingBytes;
+            for (int i = 0; i < SIZES.length; i++) {
+                sum += (long) each.count[i] * SIZES[i];
+            }
+        }
+        return sum;
+    }
+
     private static int classOf(int size) {
         for (int i = 0; i < SIZES.length; i++) {
             if (size <= SIZES[i]) {
@@ -144,12 +171,16 @@ public final class LoopMemoryManager implements MemoryManager<Buffer>, WrapperAw
         private final Memory[][] free = new Memory[SIZES.length][];
         private final int[] count = new int[SIZES.length];
         long outstanding;
+        long outstandingBytes;
         long made;
 
         Pools() {
             for (int i = 0; i < SIZES.length; i++) {
                 free[i] = new Memory[Math.min(KEPT_PER_CLASS, KEPT_BYTES_PER_CLASS / SIZES[i])];
             }
+            // A thread that ended (a short-lived admin or timer thread) leaves its memory to the collector.
+            everyThread.removeIf(each -> !each.owner.isAlive());
+            everyThread.add(this);
         }
 
         LoopBuffer take(int sizeClass, int size) {
@@ -164,6 +195,7 @@ public final class LoopMemoryManager implements MemoryManager<Buffer>, WrapperAw
                 made++;
             }
             outstanding++;
+            outstandingBytes += SIZES[sizeClass];
             memory.refs = 1;
             ByteBuffer view = memory.bytes;
             view.clear().limit(size);
@@ -176,6 +208,7 @@ public final class LoopMemoryManager implements MemoryManager<Buffer>, WrapperAw
         /** On the owner: all of {@code memory}'s buffers are disposed. */
         void give(Memory memory) {
             outstanding--;
+            outstandingBytes -= SIZES[memory.sizeClass];
             int n = count[memory.sizeClass];
             if (n < free[memory.sizeClass].length) {
                 free[memory.sizeClass][n] = memory;
@@ -184,8 +217,9 @@ public final class LoopMemoryManager implements MemoryManager<Buffer>, WrapperAw
         }
 
         /** On the owner: {@code memory} is given up to the collector (touched by another thread). */
-        void lose() {
+        void lose(Memory memory) {
             outstanding--;
+            outstandingBytes -= SIZES[memory.sizeClass];
         }
 
         boolean owned() {
@@ -224,7 +258,7 @@ public final class LoopMemoryManager implements MemoryManager<Buffer>, WrapperAw
             }
             if (counted && --refs == 0) {
                 if (escaped) {
-                    pools.lose();
+                    pools.lose(this);
                 } else {
                     pools.give(this);
                 }

@@ -94,6 +94,9 @@ class AdminEndpointTest {
             assertEquals(proxy.kodiak.listener().maxConnections(), value(after, "kodiak_client_connections_max"));
             assertEquals(0, value(after, "kodiak_listener_accept_paused"));
             assertEquals(0, value(after, "kodiak_listener_accept_pauses_total"));
+            // The bodies went through pooled buffers, and an idle keep-alive connection holds none.
+            assertEquals(0, value(after, "kodiak_buffers_in_use"));
+            assertTrue(value(after, "kodiak_buffers_pooled_bytes") > 0, "the pools kept what the reads used");
             assertTrue(after.contains("# TYPE kodiak_request_duration_seconds summary"), "latency is a summary with quantiles");
             assertTrue(after.contains("jvm_memory_used_bytes{"), "JVM meters are exposed too");
             assertTrue(after.contains("process_files_open_files "), "open files, the limit a proxy meets first");
