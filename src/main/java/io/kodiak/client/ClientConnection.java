@@ -165,7 +165,7 @@ final class ClientConnection {
             }
         } catch (HttpViolationException e) {
             Violation violation = e.violation();
-            refuse(ProxyError.of(violation), violation.text(), start);
+            refuse(ProxyError.of(violation), ProxyError.detailOf(violation), start);
             decoder.forgetHead();
             return ctx.getStopAction();
         }

@@ -197,7 +197,7 @@ public final class Exchange {
         }
         if (generation.exceedsBodyLimit(body.count(piece))) {
             Pieces.drop(piece);
-            fail(ProxyError.BODY_TOO_LARGE, "request body over " + generation.maxBodySize() + " bytes");
+            fail(ProxyError.BODY_TOO_LARGE, "the limit is " + generation.maxBodySize() + " bytes");
             return true;
         }
         if (last) {

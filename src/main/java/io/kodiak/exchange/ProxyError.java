@@ -54,7 +54,6 @@ public enum ProxyError {
     /** The status line's reason phrase (RFC 9110 §15). */
     public final String reason;
 
-    /** The answer to a request head that broke {@code violation}; the violation's own text goes with it as the detail. */
     /** Every cause the metrics count: each error's, and the client leaving first. The one list of them. */
     public static java.util.List<String> causes() {
         java.util.Set<String> causes = new java.util.LinkedHashSet<>();
@@ -80,6 +79,19 @@ public enum ProxyError {
             case CONTENT_LENGTH_WITH_TRANSFER_ENCODING -> AMBIGUOUS_LENGTH;
             case VERSION_NOT_SUPPORTED -> VERSION_NOT_SUPPORTED;
             default -> BAD_REQUEST;
+        };
+    }
+
+    /**
+     * What an answer's body adds to {@link #of}'s text for {@code violation}: the violation's own
+     * words, or nothing where the error's text already states that very rule (a body that says
+     * "malformed Content-Length" twice tells the client nothing more).
+     */
+    public static String detailOf(Violation violation) {
+        return switch (violation) {
+            case FIELD_NAME_NOT_TOKEN, CONTENT_LENGTH_SYNTAX, CONFLICTING_CONTENT_LENGTHS, TRANSFER_CODING_UNSUPPORTED,
+                 CONTENT_LENGTH_WITH_TRANSFER_ENCODING, VERSION_NOT_SUPPORTED, REQUEST_LINE_TOO_LONG, HEAD_TOO_LARGE -> null;
+            default -> violation.text();
         };
     }
 

@@ -112,7 +112,7 @@ final class Requests {
                 ProxyError error = ProxyError.of(e.violation());
                 boolean headRequest = "HEAD".equals(request.getMethod());
                 stream.headRequest(headRequest);
-                byte[] body = LocalAnswer.body(error, e.violation().text(), 0);
+                byte[] body = LocalAnswer.body(error, ProxyError.detailOf(e.violation()), 0);
                 admission.recordRefusal(stream, null, null, error, startNanos, headRequest ? 0 : body.length);
                 stream.answerLocally(error.status, body, 0);
                 return;
