@@ -1,11 +1,13 @@
 package io.kodiak.listener;
 
+import io.kodiak.transport.Deadline;
 import org.glassfish.grizzly.CloseListener;
 import org.glassfish.grizzly.Closeable;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.ConnectionProbe;
 import org.glassfish.grizzly.ICloseType;
 import org.glassfish.grizzly.IOEvent;
+import org.glassfish.grizzly.utils.DelayedExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,25 +29,45 @@ import java.util.concurrent.atomic.AtomicLong;
  * takes effect before the next accept; closes arrive on any selector thread. The accept interest
  * changes only where the count crosses the limit, and every crossing re-reads the count under the
  * lock, so the last crossing leaves the listener in the state the current count calls for.
+ *
+ * <p>An accept that fails (the process's open-file limit reached below this limit, EMFILE: by
+ * another limit, or by files opened elsewhere) pauses accepting for {@link #BACK_OFF_MILLIS}, as
+ * nginx and HAProxy do: the pending connection would otherwise wake the selector at once, again and
+ * again. New clients wait in the listen queue meanwhile, and are taken once descriptors are free.
  */
 final class ConnectionLimit extends ConnectionProbe.Adapter implements CloseListener<Closeable, ICloseType> {
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionLimit.class);
     private static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+    /** How long accepting pauses after a failed accept: short, since descriptors free up as exchanges end. */
+    static final long BACK_OFF_MILLIS = 100;
 
     private final int max;
     private final AtomicInteger open = new AtomicInteger();
     private final AtomicLong pauses = new AtomicLong();
+    private final AtomicLong acceptFailures = new AtomicLong();
     // Guarded by this: every listening socket, all paused together.
     private final List<Connection<?>> listening = new ArrayList<>();
+    /** At the limit. */
     private boolean paused;
+    /** Backing off after a failed accept, until the timer's retry. */
+    private boolean backingOff;
     private long lastLogNanos;
     private long pausesAtLastLog;
+    private long lastFailureLogNanos;
+    private long failuresAtLastLog;
+    /** When the back-off ends; the timer reads it. */
+    private final Deadline retry = new Deadline();
+    private final DelayedExecutor.DelayQueue<ConnectionLimit> retries;
 
-    ConnectionLimit(int max) {
+    ConnectionLimit(int max, DelayedExecutor timers) {
         if (max < 1) {
             throw new IllegalArgumentException("max must be at least 1, got " + max);
         }
         this.max = max;
+        this.retries = timers.createDelayQueue(limit -> {
+            limit.endBackOff();
+            return true;
+        }, Deadline.resolver(limit -> limit.retry));
     }
 
     /**
@@ -55,7 +77,7 @@ final class ConnectionLimit extends ConnectionProbe.Adapter implements CloseList
     void attach(Connection<?> socket) {
         synchronized (this) {
             listening.add(socket);
-            if (paused) {
+            if (paused || backingOff) {
                 setAccepting(socket, false);
             }
         }
@@ -97,14 +119,66 @@ final class ConnectionLimit extends ConnectionProbe.Adapter implements CloseList
                 return;
             }
             paused = full;
-            for (Connection<?> socket : listening) {
-                setAccepting(socket, !full);
+            if (!backingOff) {
+                for (Connection<?> socket : listening) {
+                    setAccepting(socket, !full);
+                }
             }
             if (full) {
                 pauses.incrementAndGet();
                 logPause();
             }
         }
+    }
+
+    /** On the accepting thread: {@code socket}'s accept failed with {@code error}. Every socket pauses for a moment. */
+    void acceptFailed(Connection<?> socket, IOException error) {
+        acceptFailures.incrementAndGet();
+        synchronized (this) {
+            if (!backingOff) {
+                backingOff = true;
+                for (Connection<?> each : listening) {
+                    setAccepting(each, false);
+                }
+                retries.add(this, BACK_OFF_MILLIS, TimeUnit.MILLISECONDS);
+            }
+            logFailure(error);
+        }
+    }
+
+    /** On the timer thread: accepting resumes unless the connection limit holds it. */
+    private void endBackOff() {
+        synchronized (this) {
+            if (!backingOff) {
+                return;
+            }
+            backingOff = false;
+            if (!paused) {
+                for (Connection<?> socket : listening) {
+                    setAccepting(socket, true);
+                }
+            }
+        }
+    }
+
+    /** The listener stops: the retry leaves the timer. */
+    void close() {
+        retry.close();
+        retries.destroy();
+    }
+
+    /** At most once a minute, under the lock. */
+    private void logFailure(IOException error) {
+        long now = System.nanoTime();
+        if (lastFailureLogNanos != 0 && now - lastFailureLogNanos < LOG_INTERVAL_NANOS) {
+            return;
+        }
+        long total = acceptFailures.get();
+        LOG.warn("accepting a client connection failed ({}): accepting pauses for {} ms each time, new clients"
+                        + " wait in the listen queue ({} failed accepts since the last such message)",
+                error.getMessage(), BACK_OFF_MILLIS, total - failuresAtLastLog);
+        lastFailureLogNanos = now;
+        failuresAtLastLog = total;
     }
 
     private static void setAccepting(Connection<?> socket, boolean accepting) {
@@ -147,5 +221,9 @@ final class ConnectionLimit extends ConnectionProbe.Adapter implements CloseList
 
     long pauses() {
         return pauses.get();
+    }
+
+    long acceptFailures() {
+        return acceptFailures.get();
     }
 }

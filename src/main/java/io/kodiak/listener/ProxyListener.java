@@ -46,7 +46,8 @@ public final class ProxyListener {
                          Admission admission, Drain drain, DelayedExecutor timers, EventLoops loops,
                          TlsObserver tlsObserver, Http2Observer http2Observer) {
         this.drain = drain;
-        this.connections = new ConnectionLimit(maxConnections);
+        this.connections = new ConnectionLimit(maxConnections, timers);
+        loops.onAcceptFailure(connections::acceptFailed);
         this.wiring = new Binding.Wiring(admission, new IdleClock(timers), timers, tlsObserver, http2Observer);
         List<Binding> all = new ArrayList<>();
         for (ProxyConfig.Endpoint endpoint : endpoints) {
@@ -107,6 +108,11 @@ public final class ProxyListener {
     /** Times accepting paused at the connection limit since the start. */
     public long acceptPauses() {
         return connections.pauses();
+    }
+
+    /** Accepts that failed since the start (the open-file limit reached, EMFILE); each paused accepting for a moment. */
+    public long acceptFailures() {
+        return connections.acceptFailures();
     }
 
     /** proxy.listener's bound port (differs from the configured one when that is 0, as in tests). */
@@ -239,6 +245,7 @@ public final class ProxyListener {
         for (Binding binding : bindings) {
             binding.stopWatch();
         }
+        connections.close();
         // Before the unbind: Grizzly calls the shutdown listener on its own thread after unbinding,
         // and a response finishing in between must already say Connection: close.
         drain.begin();

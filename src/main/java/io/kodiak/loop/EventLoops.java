@@ -31,6 +31,7 @@ public final class EventLoops {
     private final TCPNIOTransport transport;
     private final OwnerDistributor distributor;
     private final IoStrategyName strategy;
+    private final AcceptGuard acceptGuard;
     /** Known before the start: pools are made per loop when the configuration loads. */
     private final int count;
     private volatile EventLoop[] loops = new EventLoop[0];
@@ -41,9 +42,10 @@ public final class EventLoops {
     public EventLoops(ProxyConfig.Listener settings, MemoryManager memory, WriteQueues writeQueues, int backlog) {
         this.strategy = settings.ioStrategy();
         this.count = Math.max(1, settings.selectorThreads());
+        this.acceptGuard = new AcceptGuard(strategy == IoStrategyName.SAME_THREAD ? SameThreadIOStrategy.getInstance()
+                : new LaneStrategy(this, strategy == IoStrategyName.DYNAMIC));
         TCPNIOTransportBuilder builder = TCPNIOTransportBuilder.newInstance()
-                .setIOStrategy(strategy == IoStrategyName.SAME_THREAD ? SameThreadIOStrategy.getInstance()
-                        : new LaneStrategy(this, strategy == IoStrategyName.DYNAMIC))
+                .setIOStrategy(acceptGuard)
                 .setMemoryManager(memory)
                 // One more than the loops: selector 0 serves the listening sockets alone. Sharing a
                 // selector with hundreds of busy connections, a burst of new clients waited in the
@@ -73,6 +75,11 @@ public final class EventLoops {
 
     public TCPNIOTransport transport() {
         return transport;
+    }
+
+    /** Who hears of a failed accept on any listening socket of this transport (the listener, to back off). */
+    public void onAcceptFailure(AcceptFailures failures) {
+        acceptGuard.reportTo(failures);
     }
 
     /** Starts the selectors (and the worker pool) and makes one loop per I/O selector. */

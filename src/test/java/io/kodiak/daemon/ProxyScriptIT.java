@@ -312,6 +312,102 @@ class ProxyScriptIT {
         }
     }
 
+    /**
+     * The open-file limit lowered on the running daemon (prlimit), then clients beyond it: the
+     * failed accepts pause accepting instead of spinning on the pending connection, and once
+     * descriptors are free again the waiting clients are served.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(120)
+    void openFileLimitReachedPausesAcceptingAndTheWaitingClientsAreServedAfter() throws Exception {
+        assertEquals(0, proxy.run("start").exitCode());
+        long pid = proxy.pid().orElseThrow();
+        Path fds = Path.of("/proc/" + pid + "/fd");
+        long hard = openFileLimit(pid, 4);
+        int limit = (int) openFiles(fds) + 20;
+        prlimit(pid, limit, hard);
+        List<java.net.Socket> clients = new java.util.ArrayList<>();
+        try {
+            long heldFrom = System.nanoTime();
+            for (int i = 0; i < 60; i++) {
+                java.net.Socket client = new java.net.Socket();
+                client.connect(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), proxy.port), 5_000);
+                clients.add(client);
+            }
+            // The daemon took connections until its descriptors ran out; the rest wait in the listen queue.
+            await(() -> openFiles(fds) >= limit, 30, "the daemon to reach its open-file limit of " + limit);
+            long cpuAtLimit = cpuTicks(pid);
+            // A measurement window, not a synchronisation: a spinning selector burns it whole.
+            Thread.sleep(1_000);
+            long cpuHeld = cpuTicks(pid) - cpuAtLimit;
+            long heldMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - heldFrom);
+            assertTrue(cpuHeld < 25, "CPU ticks (1/100 s) spent in 1 s at the open-file limit: " + cpuHeld);
+
+            prlimit(pid, (int) hard, hard);
+            // A client that waited in the listen queue is served once descriptors are free.
+            java.net.Socket last = clients.get(clients.size() - 1);
+            last.getOutputStream().write("GET /status/200 HTTP/1.1\r\nHost: a\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            last.setSoTimeout(30_000);
+            String answer = new String(last.getInputStream().readNBytes(12), java.nio.charset.StandardCharsets.US_ASCII);
+            assertEquals("HTTP/1.1 200", answer);
+            for (java.net.Socket client : clients) {
+                client.close();
+            }
+            assertEquals(200, get(proxy.port, "/status/200").statusCode());
+            String metrics = get(proxy.adminPort, "/metrics").body();
+            double failures = metricValue(metrics, "kodiak_listener_accept_failures_total");
+            assertTrue(failures >= 1, "the limit was reached: " + failures);
+            // One failed accept per 100 ms pause at most (and a few more at its edges).
+            assertTrue(failures <= heldMillis / 100.0 + 5, failures + " failed accepts in " + heldMillis + " ms");
+            assertContains(Files.readString(proxy.base.resolve("logs/kodiak.log")), "accepting a client connection failed");
+        } finally {
+            for (java.net.Socket client : clients) {
+                client.close();
+            }
+        }
+    }
+
+    private static long openFiles(Path fds) {
+        try (var list = Files.list(fds)) {
+            return list.count();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Field {@code column} (3: soft, 4: hard) of the "Max open files" line of /proc/PID/limits. */
+    private static long openFileLimit(long pid, int column) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/limits"))) {
+            if (line.startsWith("Max open files")) {
+                return Long.parseLong(line.substring("Max open files".length()).trim().split("\\s+")[column - 3]);
+            }
+        }
+        throw new AssertionError("no open-file limit in /proc/" + pid + "/limits");
+    }
+
+    private static void prlimit(long pid, int soft, long hard) throws Exception {
+        Process set = new ProcessBuilder("prlimit", "--pid", Long.toString(pid), "--nofile=" + soft + ":" + hard)
+                .redirectErrorStream(true).start();
+        String output = new String(set.getInputStream().readAllBytes());
+        assertEquals(0, set.waitFor(), "prlimit: " + output);
+    }
+
+    /** User and system CPU of the process, in clock ticks (/proc/PID/stat fields 14 and 15). */
+    private static long cpuTicks(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+    }
+
+    private static double metricValue(String metrics, String name) {
+        for (String line : metrics.split("\n")) {
+            if (line.startsWith(name + " ")) {
+                return Double.parseDouble(line.substring(name.length() + 1).trim());
+            }
+        }
+        throw new AssertionError(name + " not in the metrics");
+    }
+
     @Test
     void runStaysInTheForegroundAndDrainsOnSigterm() throws Exception {
         Process foreground = proxy.spawn("run", dir.resolve("run.out"));
