@@ -1,6 +1,7 @@
 package io.kodiak.admin;
 
 import io.kodiak.Kodiak;
+import io.kodiak.proxyprotocol.ProxyHeaderRefused;
 import io.kodiak.transport.LoopMemoryManager;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -50,6 +51,16 @@ final class ProxyGauges {
                         k -> k.services().writeQueues().waitsUnderPressure())
                 .description("Of those, waits begun with proxy.buffers.max-queued spent (the connection held to one read)")
                 .register(registry);
+        FunctionCounter.builder("kodiak.proxy.protocol.accepted", kodiak, k -> k.listener().proxyProtocol().acceptedCount())
+                .description("PROXY protocol headers read on the listeners that require one (proxy-protocol = true)")
+                .register(registry);
+        for (ProxyHeaderRefused.Reason reason : ProxyHeaderRefused.Reason.values()) {
+            FunctionCounter.builder("kodiak.proxy.protocol.refused", kodiak, k -> k.listener().proxyProtocol().refusedCount(reason))
+                    .description("Connections closed unanswered on a proxy-protocol listener: no header, a malformed or"
+                            + " oversized one, or one for another transport than TCP")
+                    .tag("reason", reason.label)
+                    .register(registry);
+        }
         if (kodiak.memoryManager() instanceof LoopMemoryManager loops) {
             Gauge.builder("kodiak.buffers.in.use", loops, LoopMemoryManager::inUse)
                     .description("Pooled buffers handed out and not yet back, every event loop together (proxy.buffers.memory-manager = loop)")

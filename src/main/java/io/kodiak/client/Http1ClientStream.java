@@ -1,5 +1,6 @@
 package io.kodiak.client;
 
+import io.kodiak.proxyprotocol.ClientAddresses;
 import io.kodiak.exchange.Admission;
 import io.kodiak.exchange.ClientStream;
 import io.kodiak.exchange.Exchange;
@@ -22,7 +23,6 @@ import org.glassfish.grizzly.memory.MemoryManager;
 import org.glassfish.grizzly.ssl.SSLUtils;
 
 import javax.net.ssl.SSLEngine;
-import java.net.InetSocketAddress;
 
 /**
  * The exchange's side of an HTTP/1.1 client connection: responses written as HTTP/1.1 bytes
@@ -138,8 +138,7 @@ final class Http1ClientStream extends ConnectionSide implements ClientStream {
     @Override
     public String address() {
         if (address == null) {
-            Object peer = connection.getPeerAddress();
-            address = peer instanceof InetSocketAddress inet ? inet.getAddress().getHostAddress() : String.valueOf(peer);
+            address = ClientAddresses.address(connection);
         }
         return address;
     }

@@ -27,7 +27,7 @@ import java.util.Set;
  */
 public final class ConfigLoader {
     private static final String GROUPS = "proxy.upstreams";
-    private static final List<String> LISTENER_KEYS = List.of("host", "port", "tls");
+    private static final List<String> LISTENER_KEYS = List.of("host", "port", "tls", "proxy-protocol");
     /** proxy.upstream.tls keys without a default (absent: no client certificate, the URL's host as SNI). */
     private static final Set<String> OPTIONAL_UPSTREAM_TLS_KEYS = Set.of("upstream.tls.certificate", "upstream.tls.key",
             "upstream.tls.server-name");
@@ -134,7 +134,8 @@ public final class ConfigLoader {
         ProxyConfig.Listener listener = new ProxyConfig.Listener(host, port,
                 selectors == 0 ? cores : selectors, workers == 0 ? cores * 2 : workers, strategy,
                 persistent, idle, maxRequests, (int) headerSize, bodySize, maxConnections, halfClose,
-                new TlsReader(keys, warnings).read("proxy.listener.tls"), http2 ? http2Settings : null);
+                new TlsReader(keys, warnings).read("proxy.listener.tls"), http2 ? http2Settings : null,
+                keys.bool("proxy.listener.proxy-protocol"));
 
         ProxyConfig.Upstream upstream = new ProxyConfig.Upstream(
                 keys.bool("proxy.upstream.persistent-connections"),
@@ -237,7 +238,9 @@ public final class ConfigLoader {
             if (port != 0 && !addresses.add(address(host, port))) {
                 entry.problem("port", String.valueOf(port), "an address (host and port) no other listener uses");
             }
-            endpoints.add(new ProxyConfig.Endpoint(at, host, port, new TlsReader(entry, warnings).read("tls")));
+            // Not inherited from proxy.listener: one port behind the balancer, another without.
+            boolean proxyProtocol = entry.has("proxy-protocol") && entry.bool("proxy-protocol");
+            endpoints.add(new ProxyConfig.Endpoint(at, host, port, new TlsReader(entry, warnings).read("tls"), proxyProtocol));
         }
         return List.copyOf(endpoints);
     }

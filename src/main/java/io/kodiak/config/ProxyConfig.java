@@ -30,7 +30,7 @@ public record ProxyConfig(Listener listener, List<Endpoint> moreListeners, List<
 
     static List<Endpoint> endpoints(Listener listener, List<Endpoint> moreListeners) {
         List<Endpoint> all = new ArrayList<>(1 + moreListeners.size());
-        all.add(new Endpoint("proxy.listener", listener.host(), listener.port(), listener.tls()));
+        all.add(new Endpoint("proxy.listener", listener.host(), listener.port(), listener.tls(), listener.proxyProtocol()));
         all.addAll(moreListeners);
         return all;
     }
@@ -39,7 +39,7 @@ public record ProxyConfig(Listener listener, List<Endpoint> moreListeners, List<
      * One listening address with its own TLS (null: plain HTTP); every other setting is proxy.listener's.
      * {@code key}: where it is configured, for messages.
      */
-    public record Endpoint(String key, String host, int port, TlsSettings tls) {
+    public record Endpoint(String key, String host, int port, TlsSettings tls, boolean proxyProtocol) {
         public String scheme() {
             return tls == null ? "http" : "https";
         }
@@ -48,12 +48,13 @@ public record ProxyConfig(Listener listener, List<Endpoint> moreListeners, List<
     /**
      * Client-facing side. {@code maxBodySize} is -1 when unlimited; thread counts are resolved (never 0);
      * {@code maxConnections} 0 is resolved when the proxy starts, from the open-file limit (ConnectionBudget);
-     * {@code tls} is null for plain HTTP; {@code http2} null when HTTP/2 is off.
+     * {@code tls} is null for plain HTTP; {@code http2} null when HTTP/2 is off; {@code proxyProtocol}: each
+ * connection opens with a PROXY protocol header.
      */
     public record Listener(String host, int port, int selectorThreads, int workerThreads, IoStrategyName ioStrategy,
                            boolean persistentConnections, Duration idleTimeout, int maxRequestsPerConnection,
                            int maxHeaderSize, long maxBodySize, int maxConnections, ClientHalfClose clientHalfClose,
-                           TlsSettings tls, Http2 http2) {
+                           TlsSettings tls, Http2 http2, boolean proxyProtocol) {
     }
 
     /** proxy.listener.http2-settings: what each HTTP/2 connection announces (its max header list: max-header-size). */

@@ -8,6 +8,8 @@ import io.kodiak.client.IdleClock;
 import io.kodiak.config.ClientHalfClose;
 import io.kodiak.config.ProxyConfig;
 import io.kodiak.exchange.Admission;
+import io.kodiak.proxyprotocol.ProxyProtocolCounts;
+import io.kodiak.proxyprotocol.ProxyProtocolFilter;
 import io.kodiak.tls.CertificateWatch;
 import io.kodiak.tls.PemMaterial;
 import io.kodiak.tls.CertificateNames;
@@ -35,7 +37,7 @@ import java.util.Objects;
 final class Binding {
     /** What every address's chain is built with: the listener's, the same for each address and each reload. */
     record Wiring(Admission admission, IdleClock idleClock, DelayedExecutor timers, TlsObserver tlsObserver,
-                  Http2Observer http2Observer) {
+                  Http2Observer http2Observer, ProxyProtocolCounts proxyProtocol) {
     }
 
     private final ProxyConfig.Endpoint endpoint;
@@ -59,6 +61,10 @@ final class Binding {
         // lets a half-closed client's request be answered.
         FilterChainBuilder builder = FilterChainBuilder.stateless()
                 .add(client.answerHalfClosed() ? new HalfCloseTransportFilter() : new TransportFilter());
+        if (endpoint.proxyProtocol()) {
+            // Below TLS: the balancer's header comes before the client's handshake.
+            builder.add(new ProxyProtocolFilter(wiring.proxyProtocol()));
+        }
         if (endpoint.tls() != null) {
             // TLS under Kodiak's codec: the codec reads and writes plain bytes either way.
             tls = sameTls != null ? sameTls.tls : serverTls(endpoint);
@@ -86,7 +92,8 @@ final class Binding {
             throws PemMaterial.Unusable {
         ClientSettings nextClient = clientSettings(next, settings);
         boolean sameTls = Objects.equals(endpoint.tls(), next.tls());
-        if (sameTls && nextClient.equals(client) && endpoint.key().equals(next.key())) {
+        if (sameTls && nextClient.equals(client) && endpoint.key().equals(next.key())
+                && endpoint.proxyProtocol() == next.proxyProtocol()) {
             return this;
         }
         return new Binding(next, nextClient, sameTls ? this : null, wiring);

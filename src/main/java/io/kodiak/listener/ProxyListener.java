@@ -1,5 +1,6 @@
 package io.kodiak.listener;
 
+import io.kodiak.proxyprotocol.ProxyProtocolCounts;
 import io.kodiak.client.IdleClock;
 import io.kodiak.config.ProxyConfig;
 import io.kodiak.exchange.Admission;
@@ -48,7 +49,8 @@ public final class ProxyListener {
         this.drain = drain;
         this.connections = new ConnectionLimit(maxConnections, timers);
         loops.onAcceptFailure(connections::acceptFailed);
-        this.wiring = new Binding.Wiring(admission, new IdleClock(timers), timers, tlsObserver, http2Observer);
+        this.wiring = new Binding.Wiring(admission, new IdleClock(timers), timers, tlsObserver, http2Observer,
+                new ProxyProtocolCounts());
         List<Binding> all = new ArrayList<>();
         for (ProxyConfig.Endpoint endpoint : endpoints) {
             try {
@@ -108,6 +110,11 @@ public final class ProxyListener {
     /** Times accepting paused at the connection limit since the start. */
     public long acceptPauses() {
         return connections.pauses();
+    }
+
+    /** PROXY protocol headers read and connections refused, on the listeners that require one. */
+    public ProxyProtocolCounts proxyProtocol() {
+        return wiring.proxyProtocol();
     }
 
     /** Accepts that failed since the start (the open-file limit reached, EMFILE); each paused accepting for a moment. */

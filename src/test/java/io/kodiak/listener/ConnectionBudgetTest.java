@@ -46,10 +46,10 @@ class ConnectionBudgetTest {
         TlsSettings jsse = new TlsSettings(pem, pem, List.of(), List.of(),
                 List.of(), TlsSettings.ClientAuth.NONE, null, TlsSettings.Provider.JSSE);
         assertEquals(1, ConnectionBudget.filesPerClient(List.of(
-                new Endpoint("proxy.listener", "127.0.0.1", 80, null),
-                new Endpoint("proxy.listeners[0]", "127.0.0.1", 443, jsse))));
+                new Endpoint("proxy.listener", "127.0.0.1", 80, null, false),
+                new Endpoint("proxy.listeners[0]", "127.0.0.1", 443, jsse, false))));
         assertEquals(3, ConnectionBudget.filesPerClient(List.of(
-                new Endpoint("proxy.listener", "127.0.0.1", 80, null),
-                new Endpoint("proxy.listeners[0]", "127.0.0.1", 443, conscrypt))));
+                new Endpoint("proxy.listener", "127.0.0.1", 80, null, false),
+                new Endpoint("proxy.listeners[0]", "127.0.0.1", 443, conscrypt, false))));
     }
 }
