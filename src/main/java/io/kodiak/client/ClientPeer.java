@@ -28,6 +28,11 @@ final class ClientPeer implements Http2Peer {
     }
 
     @Override
+    public io.kodiak.proxyprotocol.ProxyHeader origin() {
+        return identity.origin();
+    }
+
+    @Override
     public String tlsProtocol() {
         return identity.tlsProtocol();
     }

@@ -1,6 +1,7 @@
 package io.kodiak.client;
 
 import io.kodiak.proxyprotocol.ClientAddresses;
+import io.kodiak.proxyprotocol.ProxyHeader;
 import io.kodiak.exchange.Admission;
 import io.kodiak.exchange.ClientStream;
 import io.kodiak.exchange.Exchange;
@@ -132,6 +133,11 @@ final class Http1ClientStream extends ConnectionSide implements ClientStream {
     @Override
     public void exchangeEnded(Exchange exchange, boolean keepAlive) {
         owner.exchangeEnded(exchange, keepAlive);
+    }
+
+    @Override
+    public ProxyHeader origin() {
+        return ClientAddresses.origin(connection);
     }
 
     /** The client's IP address as text, for X-Forwarded-For and the access log. */

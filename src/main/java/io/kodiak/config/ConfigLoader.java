@@ -145,7 +145,9 @@ public final class ConfigLoader {
                 keys.duration("proxy.upstream.idle-timeout", Duration.ofMillis(1), "a positive duration, e.g. 60s"),
                 new TlsReader(keys, warnings).readUpstream("proxy.upstream.tls", null),
                 keys.choice("proxy.upstream.protocol", UpstreamProtocolName::parse, UpstreamProtocolName.allNames(),
-                        UpstreamProtocolName.HTTP_1_1.configName(), UpstreamProtocolName.HTTP_1_1));
+                        UpstreamProtocolName.HTTP_1_1.configName(), UpstreamProtocolName.HTTP_1_1),
+                keys.choice("proxy.upstream.proxy-protocol", ProxyProtocolVersion::parse, ProxyProtocolVersion.allNames(),
+                        ProxyProtocolVersion.OFF.configName(), ProxyProtocolVersion.OFF));
 
         ProxyConfig.Buffers buffers = new ProxyConfig.Buffers(keys.choice("proxy.buffers.memory-manager",
                 MemoryManagerName::parse, MemoryManagerName.allNames(), MemoryManagerName.LOOP.configName(),
@@ -172,6 +174,12 @@ public final class ConfigLoader {
         List<Route> routes = routesReader.read(groups, upstream);
         LimitSettings limits = new LimitsReader(problems).read(config, "proxy.limits", "proxy.limits", false);
         AccessLogFormat accessLog = accessLogFormat();
+        if (upstream.proxyProtocol() != ProxyProtocolVersion.OFF) {
+            groups.values().stream().filter(g -> g.pool().protocol() == UpstreamProtocolName.H2).findFirst().ifPresent(g ->
+                    problems.add(new ConfigProblem("proxy.upstream.proxy-protocol", upstream.proxyProtocol().configName(),
+                            "\"off\" while upstream " + g.name() + " speaks h2 (an HTTP/2 connection carries many"
+                                    + " clients' streams, a PROXY header names one client)")));
+        }
 
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);

@@ -131,7 +131,7 @@ final class GroupsReader {
                 isObject(at + ".tls") ? tls(at + ".tls") : defaults.tls(),
                 keys.has(at + ".protocol") ? keys.choice(at + ".protocol", UpstreamProtocolName::parse,
                         UpstreamProtocolName.allNames(), defaults.protocol().configName(), defaults.protocol())
-                        : defaults.protocol());
+                        : defaults.protocol(), defaults.proxyProtocol());
         if (servers.isEmpty()) {
             return null;
         }

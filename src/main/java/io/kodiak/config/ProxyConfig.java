@@ -61,13 +61,25 @@ public record ProxyConfig(Listener listener, List<Endpoint> moreListeners, List<
     public record Http2(int maxConcurrentStreams, int initialWindowSize, int maxFrameSize) {
     }
 
-    /** {@code tls}: how https:// servers are spoken to; {@code protocol}: HTTP/1.1 or h2. */
+    /**
+     * {@code tls}: how https:// servers are spoken to; {@code protocol}: HTTP/1.1 or h2;
+     * {@code proxyProtocol}: the PROXY header each new connection opens with (off: none).
+     */
     public record Upstream(boolean persistentConnections, int maxConnections, Duration connectTimeout,
                            Duration responseTimeout, Duration idleTimeout, UpstreamTlsSettings tls,
-                           UpstreamProtocolName protocol) {
+                           UpstreamProtocolName protocol, ProxyProtocolVersion proxyProtocol) {
         /** The same settings spoken with {@code other}. */
         public Upstream withProtocol(UpstreamProtocolName other) {
-            return new Upstream(persistentConnections, maxConnections, connectTimeout, responseTimeout, idleTimeout, tls, other);
+            return new Upstream(persistentConnections, maxConnections, connectTimeout, responseTimeout, idleTimeout, tls, other,
+                    proxyProtocol);
+        }
+
+        /**
+         * Whether a connection is kept for the next exchange: not when it opened with a PROXY
+         * header, which named one client (as HAProxy keeps such connections to their client).
+         */
+        public boolean keepsConnections() {
+            return persistentConnections && proxyProtocol == ProxyProtocolVersion.OFF;
         }
     }
 

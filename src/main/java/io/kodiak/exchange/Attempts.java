@@ -1,5 +1,6 @@
 package io.kodiak.exchange;
 
+import io.kodiak.config.ProxyProtocolVersion;
 import io.kodiak.config.UpstreamGroupConfig.RetryOn;
 import io.kodiak.http.ResponseHead;
 import io.kodiak.routing.Route;
@@ -33,6 +34,11 @@ final class Attempts {
         this.body = body;
         this.request = request;
         this.route = route;
+    }
+
+    /** The group's connections open with a PROXY header naming this exchange's client. */
+    boolean sendsProxyHeader() {
+        return group.settings().pool().proxyProtocol() != ProxyProtocolVersion.OFF;
     }
 
     /** The first attempt: the group counts the request, a server is picked and its pool asked. */

@@ -1,5 +1,6 @@
 package io.kodiak.exchange;
 
+import io.kodiak.proxyprotocol.ProxyHeader;
 import io.kodiak.http.RequestHead;
 import io.kodiak.http.ResponseHead;
 import io.kodiak.loop.EventLoop;
@@ -23,6 +24,9 @@ public interface ClientStream extends StreamSide {
 
     /** The client's IP address as text (X-Forwarded-For, the access log). */
     String address();
+
+    /** The client connection's two ends, for the PROXY header an upstream connection opens with. */
+    ProxyHeader origin();
 
     /** The TLS protocol the connection speaks (TLSv1.3...), null on a plain listener. */
     String tlsProtocol();

@@ -95,6 +95,11 @@ public final class Exchange {
         return loop;
     }
 
+    /** The client side the exchange answers. */
+    ClientStream client() {
+        return client;
+    }
+
     Attempts attempts() {
         return attempts;
     }

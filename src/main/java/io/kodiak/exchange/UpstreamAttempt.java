@@ -1,5 +1,6 @@
 package io.kodiak.exchange;
 
+import io.kodiak.proxyprotocol.ProxyHeaderSender;
 import io.kodiak.http.ResponseHead;
 import io.kodiak.http.Violation;
 import io.kodiak.loop.EventLoops;
@@ -134,6 +135,9 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
             server.pool().discard(handed);
             exchange.attempts().retryFresh(this);
         } else {
+            if (exchange.attempts().sendsProxyHeader()) {
+                ProxyHeaderSender.openFor(handed, exchange.client().origin());
+            }
             stream = exchange.protocol().bind(handed, server.pool(), this);
             exchange.onConnected(this);
         }

@@ -13,6 +13,9 @@ public interface Http2Peer {
     /** The client's IP address as text. */
     String address();
 
+    /** The connection's two ends, for a PROXY header sent upstream. */
+    io.kodiak.proxyprotocol.ProxyHeader origin();
+
     /** The TLS protocol of the connection, null on a plain listener. */
     String tlsProtocol();
 

@@ -163,6 +163,11 @@ final class Http2Stream implements ClientStream, SendingStream {
     }
 
     @Override
+    public io.kodiak.proxyprotocol.ProxyHeader origin() {
+        return owner.peer().origin();
+    }
+
+    @Override
     public String tlsProtocol() {
         return owner.peer().tlsProtocol();
     }

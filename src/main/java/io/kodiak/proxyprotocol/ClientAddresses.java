@@ -27,6 +27,20 @@ public final class ClientAddresses {
         return connection.getPeerAddress();
     }
 
+    /**
+     * The client connection's two ends for a PROXY header sent upstream: the ones its own header
+     * carried, else the socket's peer and local addresses.
+     */
+    public static ProxyHeader origin(Connection<?> connection) {
+        if (HEADER.get(connection) instanceof ProxyHeader header && header.carriesAddress()) {
+            return header;
+        }
+        Object peer = connection.getPeerAddress();
+        Object local = connection.getLocalAddress();
+        return peer instanceof InetSocketAddress source && local instanceof InetSocketAddress destination
+                ? new ProxyHeader(source, destination) : ProxyHeader.LOCAL;
+    }
+
     /** The client's IP address as text. */
     public static String address(Connection<?> connection) {
         Object peer = peer(connection);

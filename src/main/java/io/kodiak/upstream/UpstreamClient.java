@@ -1,7 +1,9 @@
 package io.kodiak.upstream;
 
 import io.kodiak.config.ProxyConfig;
+import io.kodiak.config.ProxyProtocolVersion;
 import io.kodiak.config.UpstreamGroupConfig;
+import io.kodiak.proxyprotocol.ProxyHeaderSender;
 import io.kodiak.loop.EventLoops;
 import io.kodiak.routing.Route;
 import io.kodiak.routing.UpstreamTarget;
@@ -166,24 +168,27 @@ public final class UpstreamClient {
     }
 
     private UpstreamPool newPool(UpstreamGroupConfig.Server server, ProxyConfig.Upstream pool, UpstreamTls tls) {
-        SocketConnectorHandler connector = tls != null ? tlsConnector(tls, server) : plainConnector;
+        ProxyProtocolVersion header = pool.proxyProtocol();
+        SocketConnectorHandler connector = tls != null ? tlsConnector(tls, server, header)
+                : header == ProxyProtocolVersion.OFF ? plainConnector : plainConnector(header);
         // h2: the pool's own connections speak h2; health checks still speak HTTP/1.1.
         SocketConnectorHandler shared = pool.protocol() != io.kodiak.config.UpstreamProtocolName.H2 ? connector
                 : tls != null ? tlsH2Connector(tls, server) : plainH2Connector;
         return new UpstreamPool(new UpstreamTarget(server.host(), server.port(), ""), shared, connector, tls, loops, timers, freshConnects,
                 pool.maxConnections(), pool.connectTimeout().toMillis(), pool.idleTimeout().toMillis(),
-                pool.persistentConnections());
+                pool.keepsConnections());
     }
 
     /** What makes two pools interchangeable: the same server, spoken to the same way, with the same limits. */
     private record PoolKey(String host, int port, UpstreamTls tls, int maxConnections, java.time.Duration connectTimeout,
-                           java.time.Duration idleTimeout, boolean persistent, io.kodiak.config.UpstreamProtocolName protocol) {
+                           java.time.Duration idleTimeout, boolean persistent, io.kodiak.config.UpstreamProtocolName protocol,
+                           ProxyProtocolVersion proxyProtocol) {
     }
 
     private static PoolKey poolKey(UpstreamGroupConfig settings, String host, int port, UpstreamTls tls) {
         ProxyConfig.Upstream pool = settings.pool();
         return new PoolKey(host, port, tls, pool.maxConnections(), pool.connectTimeout(), pool.idleTimeout(),
-                pool.persistentConnections(), pool.protocol());
+                pool.persistentConnections(), pool.protocol(), pool.proxyProtocol());
     }
 
     /**
@@ -254,13 +259,26 @@ public final class UpstreamClient {
      * Connections to an https:// server: the same transport, with TLS between it and the
      * response codec; a failed handshake is recorded on the connection for the exchange to name.
      */
-    private SocketConnectorHandler tlsConnector(UpstreamTls tls, UpstreamGroupConfig.Server server) {
+    private SocketConnectorHandler tlsConnector(UpstreamTls tls, UpstreamGroupConfig.Server server, ProxyProtocolVersion header) {
         FilterChainBuilder chain = FilterChainBuilder.stateless()
-                .add(new UpstreamTransportFilter())
-                .add(tls.filterFor(server.host(), server.port(), (connection, cause) -> UpstreamConnection.of(connection).tlsFailed(cause),
+                .add(new UpstreamTransportFilter());
+        if (header != ProxyProtocolVersion.OFF) {
+            // Below TLS: the PROXY header precedes the handshake.
+            chain.add(new ProxyHeaderSender(header));
+        }
+        chain.add(tls.filterFor(server.host(), server.port(), (connection, cause) -> UpstreamConnection.of(connection).tlsFailed(cause),
                         tlsObserver))
                 .add(new UpstreamFilter());
         return TCPNIOConnectorHandler.builder(transport).processor(chain.build()).build();
+    }
+
+    /** Connections to an http:// server that open with a PROXY header ({@code proxy.upstream.proxy-protocol}). */
+    private SocketConnectorHandler plainConnector(ProxyProtocolVersion header) {
+        return TCPNIOConnectorHandler.builder(transport).processor(FilterChainBuilder.stateless()
+                .add(new UpstreamTransportFilter())
+                .add(new ProxyHeaderSender(header))
+                .add(new UpstreamFilter())
+                .build()).build();
     }
 
     /** As {@link #tlsConnector}, offering h2 by ALPN, with the h2 client connection on top. */

@@ -577,6 +577,11 @@ class ExchangeTest {
         }
 
         @Override
+        public io.kodiak.proxyprotocol.ProxyHeader origin() {
+            return io.kodiak.proxyprotocol.ProxyHeader.LOCAL;
+        }
+
+        @Override
         public String address() {
             return "127.0.0.1";
         }

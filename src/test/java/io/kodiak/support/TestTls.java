@@ -82,6 +82,11 @@ public final class TestTls {
                 + m.leaf().keyFile() + "\" }\n";
     }
 
+    /** Upstream TLS trusting the suite's CA, whatever mode the suite runs in. */
+    public static String upstreamTrust() {
+        return "proxy.upstream.tls { trust = \"" + material().certificates().ca().certificateFile() + "\" }\n";
+    }
+
     /** A client context trusting the suite's CA, whatever mode the suite runs in. */
     public static javax.net.ssl.SSLContext trustingClientContext() {
         return material().client();
