@@ -19,10 +19,15 @@ cd "$root"
 step() { printf '\n=== %s ===\n' "$*"; }
 
 step "Kodiak: mvn -B verify"
+# Real peers some tests drive (HAProxy sending the PROXY protocol, curl speaking h2c): installed when
+# missing, and required (-Dkodiak.test.peers=required), so that CI never skips them.
+# shellcheck source=lib/packages.sh
+. "$root/bin/lib/packages.sh"
+ensure_packages "bin/test.sh" haproxy curl
 # Last run's coverage data goes first: the agents append to target/jacoco*.exec, and a stale report
 # must not stand in for one this run failed to write.
 rm -rf target/jacoco.exec target/jacoco-it.exec target/jacoco-merged.exec target/site/jacoco
-mvn -B verify
+mvn -B verify -Dkodiak.test.peers=required
 
 step "Kodiak: test coverage"
 bash bin/lib/coverage.sh target/site/jacoco/jacoco.xml
