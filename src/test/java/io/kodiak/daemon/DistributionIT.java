@@ -73,6 +73,7 @@ class DistributionIT {
         }
         for (String expected : List.of("bin/proxy.sh", "bin/lib/daemon.sh", "conf/proxy.conf", "conf/logback.xml",
                 "lib/kodiak-" + version + ".jar", "lib/grizzly-framework-2.3.35.jar", "lib/config-", "docs/daemon.md",
+                "docs/operations.md", "docs/configuration.md", "docs/getting-started.md",
                 "dist/kodiak.service", "README.md", "THIRD-PARTY.txt", "licenses/")) {
             assertTrue(names.stream().anyMatch(n -> n.startsWith(top + "/" + expected)), expected + " in " + names);
         }
