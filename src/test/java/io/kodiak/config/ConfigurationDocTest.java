@@ -60,6 +60,59 @@ class ConfigurationDocTest {
         assertTrue(wrong.isEmpty(), DOC + " shows other defaults than reference.conf:\n  " + String.join("\n  ", wrong));
     }
 
+    /**
+     * The entries whose Reload cell says "restart only" are the keys a reload does not apply: with
+     * each of them changed at once, the daemon's reload (ConfigChanges.restartOnly) names exactly
+     * those. A key newly left to a restart in the code, or newly reloadable, fails here once its
+     * value is added to CHANGED.
+     */
+    @Test
+    void marksTheRestartOnlyKeys() throws Exception {
+        Map<String, String> entries = byKey(entries(Files.readString(DOC, StandardCharsets.UTF_8)));
+        Set<String> documented = new TreeSet<>();
+        entries.forEach((key, text) -> {
+            if (reloadCell(text).startsWith("restart only")) {
+                documented.add(key);
+            }
+        });
+        String base = "proxy.listener.port = 0\nproxy.admin.port = 0\n";
+        StringBuilder changed = new StringBuilder(base);
+        RESTART_ONLY_VALUES.forEach((key, value) -> changed.append(key).append(" = ").append(value).append('\n'));
+        ProxyConfig before = ConfigLoader.fromConfig(ConfigFactory.parseString(base));
+        ProxyConfig after = ConfigLoader.fromConfig(ConfigFactory.parseString(changed.toString()));
+        java.lang.reflect.Method restartOnly = Class.forName("io.kodiak.daemon.ConfigChanges")
+                .getDeclaredMethod("restartOnly", ProxyConfig.class, ProxyConfig.class);
+        restartOnly.setAccessible(true);
+        @SuppressWarnings("unchecked")
+        Set<String> applied = new TreeSet<>((List<String>) restartOnly.invoke(null, before, after));
+        List<String> wrong = new ArrayList<>();
+        applied.stream().filter(k -> !documented.contains(k)).forEach(k -> wrong.add("restart only, not marked so: " + k));
+        documented.stream().filter(k -> !applied.contains(k)).forEach(k -> wrong.add("marked restart only, but a reload applies it: " + k));
+        assertTrue(wrong.isEmpty(), DOC + ", Reload column:\n  " + String.join("\n  ", wrong));
+        assertEquals(RESTART_ONLY_VALUES.keySet(), applied, "a value in RESTART_ONLY_VALUES no longer waits for a restart");
+    }
+
+    /** A value other than the default for each key a reload leaves to a restart. */
+    private static final Map<String, String> RESTART_ONLY_VALUES = new java.util.TreeMap<>(Map.of(
+            "proxy.listener.selector-threads", "1023",
+            "proxy.listener.worker-threads", "9999",
+            "proxy.listener.io-strategy", "dynamic",
+            "proxy.listener.max-connections", "12345",
+            "proxy.buffers.memory-manager", "heap",
+            "proxy.buffers.max-queued-per-connection", "1m",
+            "proxy.buffers.max-queued", "123m",
+            "proxy.admin.enabled", "false"));
+
+    /** The Reload column of an entry's table: the last cell of its first row of values. */
+    private static String reloadCell(String entry) {
+        List<String> rows = entry.lines().filter(l -> l.startsWith("|")).toList();
+        if (rows.size() < 3) {
+            return "";
+        }
+        String[] cells = rows.get(2).split("\\|");
+        return cells[cells.length - 1].strip();
+    }
+
     /** The check itself names what it finds: a key without an entry, an entry without a key, an entry twice. */
     @Test
     void namesMissingStaleAndRepeatedKeys() {
