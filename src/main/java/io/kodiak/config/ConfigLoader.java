@@ -172,12 +172,13 @@ public final class ConfigLoader {
         List<Route> routes = routesReader.read(groups, upstream);
         LimitSettings limits = new LimitsReader(problems).read(config, "proxy.limits", "proxy.limits", false);
         AccessLogFormat accessLog = accessLogFormat();
+        ProxyConfig.Resolver resolver = new ResolverReader(keys).read("proxy.resolver");
 
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
         return new ProxyConfig(listener, moreListeners, routes, upstream, buffers, admin, grace, List.copyOf(groups.values()),
-                limits, accessLog, List.copyOf(warnings), effectiveSettings());
+                limits, accessLog, List.copyOf(warnings), effectiveSettings(), resolver);
     }
 
     private AccessLogFormat accessLogFormat() {
