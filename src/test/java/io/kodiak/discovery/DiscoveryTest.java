@@ -216,6 +216,32 @@ class DiscoveryTest {
     }
 
     @Test
+    void aReloadResolvesTheNamesItAddsBeforeItAppliesAndForgetsThoseItRemoves() throws Exception {
+        dns = new DnsResponder();
+        GroupServer a = server("a", "127.0.0.2", 0);
+        GroupServer b = server("b", "127.0.0.3", a.port());
+        dns.addresses("orders.test", 60, "127.0.0.2");
+        dns.addresses("billing.test", 60, "127.0.0.3");
+        String resolver = "proxy.resolver { servers = [\"" + dns.address() + "\"], valid = 60s, timeout = 300ms }\n";
+        proxy("60s", resolvedGroup("orders", "orders.test", a.port()) + "proxy.routes = [ { prefix = \"/\", upstream = \"http://orders/\" } ]\n");
+        UpstreamServer ordersServer = group("orders").servers().get(0);
+
+        proxy.reload(resolver + resolvedGroup("orders", "orders.test", a.port()) + resolvedGroup("billing", "billing.test", a.port())
+                + "proxy.routes = [ { prefix = \"/\", upstream = \"http://orders/\" }, { prefix = \"/b/\", upstream = \"http://billing/\" } ]\n");
+        // No wait: the reload asked for billing.test before it built the groups.
+        assertEquals("b", get("/b/x").body());
+        assertSame(ordersServer, group("orders").servers().get(0), "an unchanged resolved group is kept as it is");
+
+        proxy.reload(resolver + resolvedGroup("billing", "billing.test", a.port())
+                + "proxy.routes = [ { prefix = \"/b/\", upstream = \"http://billing/\" } ]\n");
+        assertEquals(List.of("billing.test"), proxy.kodiak().discovery().names().stream().map(n -> n.name().name()).toList());
+        int asked = dns.queries("orders.test");
+        dns.addresses("orders.test", 1, "127.0.0.3");
+        assertEquals("b", get("/b/y").body());
+        assertEquals(asked, dns.queries("orders.test"), "a name no longer used is not asked again");
+    }
+
+    @Test
     void srvRecordsGiveHostPortAndWeight() throws Exception {
         dns = new DnsResponder();
         GroupServer a = server("a", "127.0.0.1", 0);
