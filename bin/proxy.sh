@@ -442,10 +442,12 @@ print_live_state() {
 # addresses now, when it last resolved, and why lookups fail while they do. /upstreams writes each
 # entry flat ({"name":...} with no object inside), so one grep picks each.
 print_resolved_names() {
-  local upstreams entry name type addresses resolved failing
+  local upstreams entries entry name type addresses resolved failing
   upstreams=$(admin_get /upstreams) || return 0
   [[ "$upstreams" == *'"resolved":['* ]] || return 0
-  grep -o '{"name":"[^}]*}' <<<"${upstreams#*\"resolved\":[}" | while IFS= read -r entry; do
+  # No name resolved at run time: nothing to print (grep finds nothing, which is no failure here).
+  entries=$(grep -o '{"name":"[^}]*}' <<<"${upstreams#*\"resolved\":[}") || return 0
+  while IFS= read -r entry; do
     name=$(sed -n 's/^{"name":"\([^"]*\)".*/\1/p' <<<"$entry")
     type=$(sed -n 's/.*"type":"\([^"]*\)".*/\1/p' <<<"$entry")
     # Up to the key after the list: an IPv6 address in brackets ends no list.
@@ -453,7 +455,7 @@ print_resolved_names() {
     resolved=$(sed -n 's/.*"resolved_at":"\([^"]*\)".*/\1/p' <<<"$entry")
     failing=$(sed -n 's/.*"failing":"\([^"]*\)".*/\1/p' <<<"$entry")
     echo "  resolved  $name ($type): ${addresses:-no address}, last resolved ${resolved:-never}${failing:+; failing: $failing}"
-  done
+  done <<<"$entries"
 }
 
 cmd_status() {
