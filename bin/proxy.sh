@@ -435,6 +435,27 @@ print_live_state() {
             name, state[u], busy[u], fails[u], open[u], leased[u], idle[u], max[u], pending[u]
       }
     }' <<<"$metrics"
+  print_resolved_names
+}
+
+# Each upstream name resolved while Kodiak runs (resolve = true, discovery), from /upstreams: its
+# addresses now, when it last resolved, and why lookups fail while they do. /upstreams writes each
+# entry flat ({"name":...} with no object inside), so one grep picks each.
+print_resolved_names() {
+  local upstreams entries entry name type addresses resolved failing
+  upstreams=$(admin_get /upstreams) || return 0
+  [[ "$upstreams" == *'"resolved":['* ]] || return 0
+  # No name resolved at run time: nothing to print (grep finds nothing, which is no failure here).
+  entries=$(grep -o '{"name":"[^}]*}' <<<"${upstreams#*\"resolved\":[}") || return 0
+  while IFS= read -r entry; do
+    name=$(sed -n 's/^{"name":"\([^"]*\)".*/\1/p' <<<"$entry")
+    type=$(sed -n 's/.*"type":"\([^"]*\)".*/\1/p' <<<"$entry")
+    # Up to the key after the list: an IPv6 address in brackets ends no list.
+    addresses=$(sed -n 's/.*"addresses":\[\(.*\)\],"resolved_at".*/\1/p' <<<"$entry" | tr -d '"' | sed 's/,/, /g')
+    resolved=$(sed -n 's/.*"resolved_at":"\([^"]*\)".*/\1/p' <<<"$entry")
+    failing=$(sed -n 's/.*"failing":"\([^"]*\)".*/\1/p' <<<"$entry")
+    echo "  resolved  $name ($type): ${addresses:-no address}, last resolved ${resolved:-never}${failing:+; failing: $failing}"
+  done <<<"$entries"
 }
 
 cmd_status() {

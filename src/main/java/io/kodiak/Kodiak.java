@@ -1,6 +1,8 @@
 package io.kodiak;
 
 import io.kodiak.config.ProxyConfig;
+import io.kodiak.discovery.Discovery;
+import io.kodiak.discovery.DnsjavaLookups;
 import io.kodiak.exchange.Admission;
 import io.kodiak.exchange.Drain;
 import io.kodiak.exchange.ExchangeObserver;
@@ -46,6 +48,8 @@ public final class Kodiak {
     private final ExecutorService timerThread;
     private final DelayedExecutor timers;
     private final UpstreamClient upstreams;
+    /** The names looked up while Kodiak runs (resolve = true, discovery), and their answers. */
+    private final Discovery discovery;
     private final ForwardingServices services;
     /** Streams to h2 upstream servers (groups with protocol = "h2"). */
     private final Http2Upstream http2Upstream;
@@ -97,7 +101,8 @@ public final class Kodiak {
         WriteQueues writeQueues = new WriteQueues(config.buffers().maxQueuedPerConnection(),
                 config.buffers().maxQueuedResolved());
         this.loops = new EventLoops(config.listener(), memory, writeQueues, ProxyListener.BACKLOG);
-        this.upstreams = new UpstreamClient(config, timers, loops, tlsObserver);
+        this.discovery = new Discovery(config.resolver(), new DnsjavaLookups(config.resolver()), this::rediscover);
+        this.upstreams = new UpstreamClient(config, timers, loops, tlsObserver, discovery);
         ExchangeDeadlines deadlines = new ExchangeDeadlines(timers);
         this.http2Upstream = new Http2Upstream(deadlines, writeQueues, loops, timers, http2Observer);
         this.services = new ForwardingServices(Generation.first(config, upstreams.current()),
@@ -112,9 +117,14 @@ public final class Kodiak {
         timers.start();
         try {
             loops.start();
+            // Each name asked once, briefly, so that groups have their addresses when the first
+            // request comes; a name that does not answer leaves its group unavailable, never the start failed.
+            discovery.watch(config());
+            rediscover();
             upstreams.start();
             listener.start();
         } catch (IOException e) {
+            discovery.stop();
             upstreams.stop();
             loops.transport().shutdownNow();
             timers.destroy();
@@ -147,18 +157,23 @@ public final class Kodiak {
         }
         UpstreamGroups groups = null;
         ProxyListener.Plan plan = null;
+        // The names the new configuration adds, asked before its groups are built.
+        discovery.watch(next);
         try {
             groups = upstreams.prepare(next);
             plan = listener.prepare(next.listener(), next.endpoints());
             listener.bind(plan);
         } catch (PemMaterial.Unusable e) {
             release(groups, plan);
+            discovery.retain(config());
             throw new ReloadRefusedException(e.getMessage(), e);
         } catch (IOException e) {
             release(groups, plan);
+            discovery.retain(config());
             throw new ReloadRefusedException("cannot listen on " + e.getMessage(), e);
         } catch (RuntimeException e) {
             release(groups, plan);
+            discovery.retain(config());
             throw e;
         }
         // From here on nothing can be refused: the steps only swap references and release what
@@ -166,6 +181,7 @@ public final class Kodiak {
         Generation generation = services.generation().next(next, groups);
         services.install(generation);
         upstreams.commit(groups);
+        discovery.retain(next);
         listener.commit(plan);
         List<String> warnings = new ArrayList<>();
         int clientLimit = ConnectionBudget.clientLimit(next.listener().maxConnections(), ConnectionBudget.openFileLimit(),
@@ -177,6 +193,48 @@ public final class Kodiak {
                     + " limit leaves beside the upstream pools now (" + clientLimit + "); a restart applies " + clientLimit);
         }
         return new Reloaded(generation, plan.addedAddresses(), plan.removedAddresses(), warnings);
+    }
+
+    /**
+     * Applies what the watched names resolve to now to the groups in service, as a reload that
+     * changes nothing else would: groups whose addresses stay are kept; in the others, servers
+     * that stay keep their pools and health, new ones start, removed ones drain. The generation
+     * keeps its number (the configuration did not change). Runs on the discovery thread, or the
+     * starting thread; the lock keeps it apart from a reload.
+     */
+    private synchronized void rediscover() {
+        if (stopped) {
+            return;
+        }
+        UpstreamGroups current = upstreams.current();
+        UpstreamGroups found;
+        try {
+            found = upstreams.prepare(config());
+        } catch (PemMaterial.Unusable e) {
+            // A TLS file rewritten since the last reload: the groups in service stay until one.
+            org.slf4j.LoggerFactory.getLogger(Kodiak.class).warn("new DNS answers not applied: {}", e.getMessage());
+            return;
+        }
+        if (sameGroups(current, found)) {
+            upstreams.abandon(found);
+            return;
+        }
+        services.install(services.generation().withUpstreams(found));
+        upstreams.commit(found);
+    }
+
+    private static boolean sameGroups(UpstreamGroups a, UpstreamGroups b) {
+        List<io.kodiak.upstream.UpstreamGroup> x = new ArrayList<>(a.groups());
+        List<io.kodiak.upstream.UpstreamGroup> y = new ArrayList<>(b.groups());
+        if (x.size() != y.size()) {
+            return false;
+        }
+        for (int i = 0; i < x.size(); i++) {
+            if (x.get(i) != y.get(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void release(UpstreamGroups groups, ProxyListener.Plan plan) {
@@ -203,6 +261,7 @@ public final class Kodiak {
         }
         // Outside the lock: the drain takes up to the grace period, and a reload asked meanwhile
         // must not wait for it (it finds the proxy stopped and is refused).
+        discovery.stop();
         listener.stop(config().shutdownGracePeriod().toMillis());
         upstreams.stop();
         timers.destroy();
@@ -237,6 +296,11 @@ public final class Kodiak {
 
     public UpstreamClient upstreams() {
         return upstreams;
+    }
+
+    /** The names resolved while Kodiak runs and their answers, for /upstreams, status and metrics. */
+    public Discovery discovery() {
+        return discovery;
     }
 
     /** Streams to h2 upstream servers: their pools, for the status page and tests. */

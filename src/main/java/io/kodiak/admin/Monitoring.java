@@ -43,6 +43,9 @@ public final class Monitoring {
     /** Replaced by a reload that moves the admin listener (the reload thread), read by stop (the shutdown hook). */
     private volatile AdminServer server;
     private UpstreamMeters upstreamMeters;
+    private ResolverMeters resolverMeters;
+    /** The proxy the meters read (set by start). */
+    private Kodiak kodiak;
     private Counter reloadsApplied;
     private Counter reloadsRefused;
 
@@ -89,6 +92,9 @@ public final class Monitoring {
         ProxyGauges.register(registry, kodiak);
         upstreamMeters = new UpstreamMeters(registry);
         upstreamMeters.update(kodiak.upstreams().current());
+        this.kodiak = kodiak;
+        resolverMeters = new ResolverMeters(registry);
+        resolverMeters.update(kodiak.discovery().names());
         reloadsApplied = reloads("applied");
         reloadsRefused = reloads("refused");
         new JvmMemoryMetrics().bindTo(registry);
@@ -102,7 +108,7 @@ public final class Monitoring {
         gcMetrics.bindTo(registry);
 
         health = new Health(kodiak, Version.current());
-        upstreams = new UpstreamsHandler(kodiak.upstreams());
+        upstreams = new UpstreamsHandler(kodiak.upstreams(), kodiak.discovery());
         server = adminServer(settings);
         try {
             server.start();
@@ -179,6 +185,7 @@ public final class Monitoring {
         }
         metrics.routes(kodiak.config().routes());
         upstreamMeters.update(kodiak.upstreams().current());
+        resolverMeters.update(kodiak.discovery().names());
         reloadsApplied.increment();
         if (move != null) {
             server.stop();
@@ -189,6 +196,9 @@ public final class Monitoring {
 
     private String exposition() {
         metrics.drainLatencies();
+        // DNS answers change the groups between reloads: their series follow at each scrape.
+        upstreamMeters.update(kodiak.upstreams().current());
+        resolverMeters.update(kodiak.discovery().names());
         return registry.scrape();
     }
 

@@ -180,12 +180,13 @@ public final class ConfigLoader {
                             "\"off\" while upstream " + g.name() + " speaks h2 (an HTTP/2 connection carries many"
                                     + " clients' streams, a PROXY header names one client)")));
         }
+        ProxyConfig.Resolver resolver = new ResolverReader(keys).read("proxy.resolver");
 
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
         return new ProxyConfig(listener, moreListeners, routes, upstream, buffers, admin, grace, List.copyOf(groups.values()),
-                limits, accessLog, List.copyOf(warnings), effectiveSettings());
+                limits, accessLog, List.copyOf(warnings), effectiveSettings(), resolver);
     }
 
     private AccessLogFormat accessLogFormat() {

@@ -32,9 +32,15 @@ import java.util.regex.Pattern;
  */
 final class GroupsReader {
     private static final Set<String> GROUP_KEYS = Set.of("servers", "balance", "hash-key", "passive", "health-check", "protocol",
-            "retry", "max-connections", "connect-timeout", "response-timeout", "idle-timeout", "tls");
+            "retry", "max-connections", "connect-timeout", "response-timeout", "idle-timeout", "tls", "discovery");
     static final Set<String> UPSTREAM_TLS_KEYS = Set.of("trust", "verify-hostname", "certificate", "key", "server-name");
-    private static final Set<String> SERVER_KEYS = Set.of("url", "weight", "backup");
+    private static final Set<String> SERVER_KEYS = Set.of("url", "weight", "backup", "resolve");
+    private static final Set<String> DISCOVERY_KEYS = Set.of("srv");
+    /** A DNS name as SRV records are named (labels may start with '_'), without a trailing dot. */
+    private static final Pattern SRV_NAME = Pattern.compile("(?=.{1,253}$)([A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)"
+            + "(\\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)+");
+    /** Dotted digits, or anything with a colon: an address literal, which resolve = true has nothing to look up for. */
+    private static final Pattern ADDRESS = Pattern.compile("[0-9.]+|.*:.*");
     private static final Set<String> PASSIVE_KEYS = Set.of("max-fails", "fail-timeout");
     private static final Set<String> CHECK_KEYS = Set.of("path", "interval", "timeout", "rise", "fall");
     private static final Set<String> RETRY_KEYS = Set.of("attempts", "on", "budget");
@@ -89,7 +95,14 @@ final class GroupsReader {
 
     private UpstreamGroupConfig group(String name, String at) {
         unknownKeys(at, GROUP_KEYS);
-        List<Server> servers = servers(at + ".servers");
+        String srv = isObject(at + ".discovery") ? srv(at + ".discovery") : null;
+        List<Server> servers = List.of();
+        if (srv == null) {
+            servers = servers(at + ".servers");
+        } else if (keys.has(at + ".servers")) {
+            keys.problem(at + ".servers", keys.render(at + ".servers"),
+                    "no servers list in a group with discovery (its servers are the SRV records of " + srv + ")");
+        }
         Balance balance = keys.has(at + ".balance")
                 ? keys.choice(at + ".balance", Balance::parse, Balance.allNames(), "round-robin", Balance.ROUND_ROBIN)
                 : Balance.ROUND_ROBIN;
@@ -132,10 +145,27 @@ final class GroupsReader {
                 keys.has(at + ".protocol") ? keys.choice(at + ".protocol", UpstreamProtocolName::parse,
                         UpstreamProtocolName.allNames(), defaults.protocol().configName(), defaults.protocol())
                         : defaults.protocol(), defaults.proxyProtocol());
-        if (servers.isEmpty()) {
+        if (servers.isEmpty() && srv == null) {
             return null;
         }
-        return new UpstreamGroupConfig(name, servers, balance, hashKey, passive, check, retry, pool, false);
+        return new UpstreamGroupConfig(name, servers, balance, hashKey, passive, check, retry, pool, false, srv);
+    }
+
+    /** discovery { srv = "_http._tcp.orders.internal" }: the SRV name whose records are the group's servers. */
+    private String srv(String at) {
+        unknownKeys(at, DISCOVERY_KEYS);
+        String expected = "an SRV record's DNS name, e.g. \"_http._tcp.orders.internal\"";
+        if (!keys.has(at + ".srv")) {
+            keys.problem(at + ".srv", "(missing)", expected);
+            return null;
+        }
+        String name = keys.read(at + ".srv", keys.config()::getString, expected, "");
+        String bare = name.endsWith(".") ? name.substring(0, name.length() - 1) : name;
+        if (!SRV_NAME.matcher(bare).matches()) {
+            keys.problem(at + ".srv", keys.render(at + ".srv"), expected);
+            return null;
+        }
+        return bare;
     }
 
     private List<Server> servers(String key) {
@@ -179,6 +209,7 @@ final class GroupsReader {
         String url;
         int weight = 1;
         boolean backup = false;
+        boolean resolve = false;
         if (value.valueType() == ConfigValueType.STRING) {
             url = (String) value.unwrapped();
         } else if (value.valueType() == ConfigValueType.OBJECT) {
@@ -210,8 +241,16 @@ final class GroupsReader {
                 }
                 backup = (Boolean) b.unwrapped();
             }
+            if (entry.hasPath("resolve")) {
+                ConfigValue r = entry.getValue("resolve");
+                if (r.valueType() != ConfigValueType.BOOLEAN) {
+                    keys.problem(at + ".resolve", r.render(ConfigProblem.SHOWN), "true or false");
+                    return null;
+                }
+                resolve = (Boolean) r.unwrapped();
+            }
         } else {
-            keys.problem(at, value.render(ConfigProblem.SHOWN), "a server URL or { url, weight, backup }");
+            keys.problem(at, value.render(ConfigProblem.SHOWN), "a server URL or { url, weight, backup, resolve }");
             return null;
         }
         String expected = "a server URL http://host:port or https://host:port (no path, query or user info: the route's URL carries the path)";
@@ -234,7 +273,12 @@ final class GroupsReader {
             if (host.startsWith("[") && host.endsWith("]")) {
                 host = host.substring(1, host.length() - 1);
             }
-            return new Server(url, host, port, weight, backup, tls);
+            if (resolve && ADDRESS.matcher(host).matches()) {
+                keys.problem(at + ".resolve", "true", "false for a server given by address (" + host
+                        + "): resolve = true looks a host name up in DNS");
+                return null;
+            }
+            return new Server(url, host, port, weight, backup, tls, resolve, null);
         } catch (URISyntaxException e) {
             keys.problem(at, url, expected);
             return null;

@@ -17,11 +17,13 @@ import java.util.Map;
  * origin given as host:port, in the order first named. {@code settings}: every key under
  * {@code proxy} with its effective value as HOCON text, for telling which keys a reload changes.
  * {@code limits}: the request limit every request passes first (proxy.limits, OFF by default);
- * {@code accessLog}: the access log's line (proxy.access-log.format).
+ * {@code accessLog}: the access log's line (proxy.access-log.format); {@code resolver}: how the
+ * names of servers with resolve = true and of discovery groups are looked up (proxy.resolver).
  */
 public record ProxyConfig(Listener listener, List<Endpoint> moreListeners, List<Route> routes, Upstream upstream,
                           Buffers buffers, Admin admin, Duration shutdownGracePeriod, List<UpstreamGroupConfig> groups,
-                          LimitSettings limits, AccessLogFormat accessLog, List<String> warnings, Map<String, String> settings) {
+                          LimitSettings limits, AccessLogFormat accessLog, List<String> warnings, Map<String, String> settings,
+                          Resolver resolver) {
 
     /** Every address Kodiak serves on: proxy.listener's first, then proxy.listeners' in order. */
     public List<Endpoint> endpoints() {
@@ -96,5 +98,12 @@ public record ProxyConfig(Listener listener, List<Endpoint> moreListeners, List<
     }
 
     public record Admin(boolean enabled, String host, int port) {
+    }
+
+    /**
+     * proxy.resolver: the DNS servers to ask (empty: those of the system's resolv.conf), the
+     * longest an answer is used whatever its TTL, and the longest one query may take.
+     */
+    public record Resolver(List<java.net.InetSocketAddress> servers, Duration valid, Duration timeout) {
     }
 }

@@ -9,11 +9,27 @@ import java.util.Set;
  * One upstream group as configured under {@code proxy.upstreams.NAME}, or the implicit group of
  * one server behind a route whose URL names a host:port. {@code pool} holds the group's
  * connection settings (proxy.upstream's, overridden per group); {@code healthCheck} is null when
- * no active checks run.
+ * no active checks run. {@code srv}: the SRV name whose records are the group's servers
+ * (discovery.srv; {@code servers} is then empty), else null.
  */
 public record UpstreamGroupConfig(String name, List<Server> servers, Balance balance, HashKey hashKey,
                                   Passive passive, HealthCheck healthCheck, Retry retry, ProxyConfig.Upstream pool,
-                                  boolean implicit) {
+                                  boolean implicit, String srv) {
+
+    public UpstreamGroupConfig(String name, List<Server> servers, Balance balance, HashKey hashKey, Passive passive,
+                               HealthCheck healthCheck, Retry retry, ProxyConfig.Upstream pool, boolean implicit) {
+        this(name, servers, balance, hashKey, passive, healthCheck, retry, pool, implicit, null);
+    }
+
+    /** The same group serving {@code found} (the addresses its names resolve to now). */
+    public UpstreamGroupConfig withServers(List<Server> found) {
+        return new UpstreamGroupConfig(name, List.copyOf(found), balance, hashKey, passive, healthCheck, retry, pool, implicit, srv);
+    }
+
+    /** Whether some of its servers are found in DNS while Kodiak runs (resolve = true, or discovery). */
+    public boolean discovers() {
+        return srv != null || servers.stream().anyMatch(Server::resolve);
+    }
 
     /** The group of one server behind a route whose URL names host:port: no health state, no retries to others. */
     static UpstreamGroupConfig single(String name, String url, String host, int port, boolean tls, ProxyConfig.Upstream pool) {
@@ -21,8 +37,23 @@ public record UpstreamGroupConfig(String name, List<Server> servers, Balance bal
                 null, Passive.OFF, null, Retry.NONE, pool, true);
     }
 
-    /** One server: its address, its share of the traffic, whether it stands by for the others, and whether it speaks TLS (https://). */
-    public record Server(String url, String host, int port, int weight, boolean backup, boolean tls) {
+    /**
+     * One server: its address, its share of the traffic, whether it stands by for the others, and
+     * whether it speaks TLS (https://). {@code resolve}: host is a name looked up while Kodiak
+     * runs, each of its addresses a server. {@code name}: for a server found that way, the DNS
+     * name its address {@code host} came from (TLS's server name), else null.
+     */
+    public record Server(String url, String host, int port, int weight, boolean backup, boolean tls, boolean resolve,
+                         String name) {
+        public Server(String url, String host, int port, int weight, boolean backup, boolean tls) {
+            this(url, host, port, weight, backup, tls, false, null);
+        }
+
+        /** The name TLS sends and verifies: the DNS name a found address came from, else host. */
+        public String tlsHost() {
+            return name != null ? name : host;
+        }
+
         /** host:port as sent and logged; IPv6 literals in brackets. */
         public String authority() {
             return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;

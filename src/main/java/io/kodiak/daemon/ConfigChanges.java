@@ -55,8 +55,8 @@ record ConfigChanges(List<String> routesAdded, List<String> routesRemoved, List<
 
     /**
      * The keys {@code after} changes that a reload does not apply: the transports' threads, I/O
-     * strategy and connection limit, the memory manager and write-queue bounds, and whether the admin listener (with the
-     * metrics it reads) exists at all. Their running values stay until a restart.
+     * strategy and connection limit, the memory manager and write-queue bounds, whether the admin listener (with the
+     * metrics it reads) exists at all, and the resolver's settings (proxy.resolver). Their running values stay until a restart.
      */
     static List<String> restartOnly(ProxyConfig before, ProxyConfig after) {
         ProxyConfig.Listener was = before.listener();
@@ -85,6 +85,16 @@ record ConfigChanges(List<String> routesAdded, List<String> routesRemoved, List<
         }
         if (before.admin().enabled() != after.admin().enabled()) {
             keys.add("proxy.admin.enabled");
+        }
+        // The resolver's threads and sockets are made once; the names to look up follow a reload.
+        if (!before.resolver().servers().equals(after.resolver().servers())) {
+            keys.add("proxy.resolver.servers");
+        }
+        if (!before.resolver().valid().equals(after.resolver().valid())) {
+            keys.add("proxy.resolver.valid");
+        }
+        if (!before.resolver().timeout().equals(after.resolver().timeout())) {
+            keys.add("proxy.resolver.timeout");
         }
         return keys;
     }

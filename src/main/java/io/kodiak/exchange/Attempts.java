@@ -43,6 +43,12 @@ final class Attempts {
 
     /** The first attempt: the group counts the request, a server is picked and its pool asked. */
     void start() {
+        String unavailable = group.unavailable();
+        if (unavailable != null) {
+            // A group whose names have never resolved: nothing to try, and nothing for its health to hear.
+            exchange.fail(ProxyError.NO_SERVER, "group " + group.name() + ": " + unavailable);
+            return;
+        }
         group.requestStarted();
         if (!tryNextServer()) {
             // Not expected: the first attempt always finds a server (panic mode at worst).

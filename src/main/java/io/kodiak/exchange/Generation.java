@@ -36,6 +36,14 @@ public record Generation(long number, Instant loadedAt, ProxyConfig config, Rout
         return of(number + 1, config, upstreams, limits);
     }
 
+    /**
+     * The same generation with the groups its DNS names resolve to now (resolve, discovery): its
+     * number, routes, limiters and load time stay, as the configuration did not change.
+     */
+    public Generation withUpstreams(UpstreamGroups found) {
+        return new Generation(number, loadedAt, config, router, found, limits, needsHost, needsRequestId);
+    }
+
     private static Generation of(long number, ProxyConfig config, UpstreamGroups upstreams, Limits previous) {
         Router router = new Router(config.routes());
         boolean needsHost = router.usesHosts() || config.accessLog().uses(AccessLogFormat.Variable.HOST)

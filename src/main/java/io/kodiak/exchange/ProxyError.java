@@ -32,6 +32,8 @@ public enum ProxyError {
     /** In flight when the grace period ran out: the stop closed the connections, not the client. */
     STOPPED(503, "proxy stopped at the end of its grace period before the response was complete", true, "stopped"),
     POOL_EXHAUSTED(503, "no upstream connection free within connect-timeout (max-connections reached)", false, "pool_exhausted"),
+    /** The route's group has no server: every name it is made of has yet to resolve in DNS (resolve, discovery). */
+    NO_SERVER(503, "the upstream group has no server (its names have not resolved)", false, "unresolved"),
     CONNECT_FAILED(502, "cannot connect to upstream", false, "connect"),
     CONNECT_TIMEOUT(504, "upstream connect timed out (connect-timeout)", false, "connect_timeout"),
     UPSTREAM_CLOSED(502, "upstream closed the connection before a complete response", false, "reset"),

@@ -57,12 +57,20 @@ public final class UpstreamClient {
     private final HealthChecks healthChecks;
     private final FreshConnects freshConnects;
     private final TlsObserver tlsObserver;
+    /** Each group's servers as they are now: its names replaced by their addresses. */
+    private final ServerDirectory directory;
     /** The groups in service; each generation's also holds its TLS contexts (see {@link #build}). */
     private volatile UpstreamGroups current;
     private boolean started;
 
     public UpstreamClient(ProxyConfig config, DelayedExecutor timers, EventLoops loops, TlsObserver tlsObserver) {
+        this(config, timers, loops, tlsObserver, ServerDirectory.STATIC);
+    }
+
+    public UpstreamClient(ProxyConfig config, DelayedExecutor timers, EventLoops loops, TlsObserver tlsObserver,
+                          ServerDirectory directory) {
         this.tlsObserver = tlsObserver;
+        this.directory = directory;
         this.timers = timers;
         this.loops = loops;
         this.transport = loops.transport();
@@ -99,8 +107,15 @@ public final class UpstreamClient {
      * from {@code previous} unless its files were rewritten, which makes the groups using it change.
      */
     private UpstreamGroups build(ProxyConfig config, UpstreamGroups previous) throws PemMaterial.Unusable {
+        // Each group as it serves now; a group whose names' answers did not change compares equal
+        // to the one in service, and is kept as a reload keeps an unchanged group.
+        List<ServerDirectory.Found> found = new ArrayList<>();
+        for (UpstreamGroupConfig configured : config.groups()) {
+            found.add(directory.servers(configured));
+        }
         Map<UpstreamTlsSettings, UpstreamTls> contexts = new HashMap<>();
-        for (UpstreamGroupConfig settings : config.groups()) {
+        for (ServerDirectory.Found group : found) {
+            UpstreamGroupConfig settings = group.settings();
             UpstreamTlsSettings tls = settings.pool().tls();
             if (contexts.containsKey(tls) || settings.servers().stream().noneMatch(UpstreamGroupConfig.Server::tls)) {
                 continue;
@@ -110,9 +125,11 @@ public final class UpstreamClient {
                     tls.equals(config.upstream().tls()) ? "proxy.upstream.tls" : "proxy.upstreams." + settings.name() + ".tls"));
         }
         Map<String, UpstreamGroup> kept = new LinkedHashMap<>();
-        for (UpstreamGroupConfig settings : config.groups()) {
+        for (ServerDirectory.Found group : found) {
+            UpstreamGroupConfig settings = group.settings();
             UpstreamGroup old = previous.named(settings.name());
-            if (old != null && old.settings().equals(settings) && sameTls(old, contexts)) {
+            if (old != null && old.settings().equals(settings) && sameTls(old, contexts)
+                    && java.util.Objects.equals(old.unavailable(), settings.servers().isEmpty() ? unavailable(group) : null)) {
                 kept.put(settings.name(), old);
             }
         }
@@ -122,20 +139,25 @@ public final class UpstreamClient {
         for (UpstreamGroup old : previous.groups()) {
             if (kept.get(old.name()) != old) {
                 for (UpstreamServer server : old.servers()) {
-                    reusable.computeIfAbsent(poolKey(old.settings(), server.host(), server.port(),
+                    reusable.computeIfAbsent(poolKey(old.settings(), server.host(), server.port(), server.tlsHost(),
                             server.pool().tls()), k -> new ArrayDeque<>()).add(server.pool());
                 }
             }
         }
         Map<String, UpstreamGroup> groups = new LinkedHashMap<>();
-        for (UpstreamGroupConfig settings : config.groups()) {
+        for (ServerDirectory.Found now : found) {
+            UpstreamGroupConfig settings = now.settings();
             UpstreamGroup group = kept.get(settings.name());
             if (group == null) {
-                group = newGroup(settings, previous.named(settings.name()), contexts, reusable);
+                group = newGroup(settings, unavailable(now), previous.named(settings.name()), contexts, reusable);
             }
             groups.put(settings.name(), group);
         }
         return new UpstreamGroups(groups, contexts);
+    }
+
+    private static String unavailable(ServerDirectory.Found group) {
+        return group.settings().servers().isEmpty() ? (group.unavailable() != null ? group.unavailable() : "no server") : null;
     }
 
     private static boolean sameTls(UpstreamGroup old, Map<UpstreamTlsSettings, UpstreamTls> contexts) {
@@ -147,7 +169,7 @@ public final class UpstreamClient {
         return true;
     }
 
-    private UpstreamGroup newGroup(UpstreamGroupConfig settings, UpstreamGroup predecessor,
+    private UpstreamGroup newGroup(UpstreamGroupConfig settings, String unavailable, UpstreamGroup predecessor,
                                    Map<UpstreamTlsSettings, UpstreamTls> contexts, Map<PoolKey, Deque<UpstreamPool>> reusable) {
         ProxyConfig.Upstream pool = settings.pool();
         // Health observed so far carries over only when it was observed by the same rules.
@@ -156,7 +178,7 @@ public final class UpstreamClient {
         List<UpstreamServer> servers = new ArrayList<>();
         for (UpstreamGroupConfig.Server server : settings.servers()) {
             UpstreamTls tls = server.tls() ? contexts.get(pool.tls()) : null;
-            Deque<UpstreamPool> candidates = reusable.get(poolKey(settings, server.host(), server.port(), tls));
+            Deque<UpstreamPool> candidates = reusable.get(poolKey(settings, server.host(), server.port(), server.tlsHost(), tls));
             UpstreamPool connections = candidates == null || candidates.isEmpty()
                     ? newPool(server, pool, tls) : candidates.poll();
             UpstreamServer before = sameHealth ? predecessor.server(server.authority()) : null;
@@ -164,7 +186,7 @@ public final class UpstreamClient {
                     : new UpstreamServer(settings.name(), servers.size(), server, connections, settings.passive(),
                     settings.healthCheck()));
         }
-        return new UpstreamGroup(settings, servers);
+        return new UpstreamGroup(settings, servers, unavailable);
     }
 
     private UpstreamPool newPool(UpstreamGroupConfig.Server server, ProxyConfig.Upstream pool, UpstreamTls tls) {
@@ -180,14 +202,15 @@ public final class UpstreamClient {
     }
 
     /** What makes two pools interchangeable: the same server, spoken to the same way, with the same limits. */
-    private record PoolKey(String host, int port, UpstreamTls tls, int maxConnections, java.time.Duration connectTimeout,
+    private record PoolKey(String host, int port, String tlsHost, UpstreamTls tls, int maxConnections, java.time.Duration connectTimeout,
                            java.time.Duration idleTimeout, boolean persistent, io.kodiak.config.UpstreamProtocolName protocol,
                            ProxyProtocolVersion proxyProtocol) {
     }
 
-    private static PoolKey poolKey(UpstreamGroupConfig settings, String host, int port, UpstreamTls tls) {
+    private static PoolKey poolKey(UpstreamGroupConfig settings, String host, int port, String tlsHost, UpstreamTls tls) {
         ProxyConfig.Upstream pool = settings.pool();
-        return new PoolKey(host, port, tls, pool.maxConnections(), pool.connectTimeout(), pool.idleTimeout(),
+        // tlsHost: an address found under another name is verified against that name, on a pool of its own.
+        return new PoolKey(host, port, tls != null ? tlsHost : null, tls, pool.maxConnections(), pool.connectTimeout(), pool.idleTimeout(),
                 pool.persistentConnections(), pool.protocol(), pool.proxyProtocol());
     }
 
@@ -266,7 +289,7 @@ public final class UpstreamClient {
             // Below TLS: the PROXY header precedes the handshake.
             chain.add(new ProxyHeaderSender(header));
         }
-        chain.add(tls.filterFor(server.host(), server.port(), (connection, cause) -> UpstreamConnection.of(connection).tlsFailed(cause),
+        chain.add(tls.filterFor(server.tlsHost(), server.port(), (connection, cause) -> UpstreamConnection.of(connection).tlsFailed(cause),
                         tlsObserver))
                 .add(new UpstreamFilter());
         return TCPNIOConnectorHandler.builder(transport).processor(chain.build()).build();
@@ -285,7 +308,7 @@ public final class UpstreamClient {
     private SocketConnectorHandler tlsH2Connector(UpstreamTls tls, UpstreamGroupConfig.Server server) {
         FilterChainBuilder chain = FilterChainBuilder.stateless()
                 .add(new UpstreamTransportFilter())
-                .add(tls.filterFor(server.host(), server.port(), "h2",
+                .add(tls.filterFor(server.tlsHost(), server.port(), "h2",
                         io.kodiak.h2.upstream.Http2UpstreamFilter::tlsFailed, tlsObserver))
                 .add(new io.kodiak.h2.upstream.Http2UpstreamFilter());
         return TCPNIOConnectorHandler.builder(transport).processor(chain.build()).build();

@@ -19,9 +19,16 @@ public final class UpstreamGroup {
     private final LongAdder retries = new LongAdder();
     /** The balancer's input, reused under the lock. */
     private final UpstreamServer[] scratch;
+    /** Why the group has no server (its DNS names have not resolved), else null. */
+    private final String unavailable;
 
     UpstreamGroup(UpstreamGroupConfig settings, List<UpstreamServer> servers) {
+        this(settings, servers, null);
+    }
+
+    UpstreamGroup(UpstreamGroupConfig settings, List<UpstreamServer> servers, String unavailable) {
         this.settings = settings;
+        this.unavailable = unavailable;
         this.servers = servers.toArray(UpstreamServer[]::new);
         this.scratch = new UpstreamServer[this.servers.length];
         this.balancer = switch (settings.balance()) {
@@ -37,8 +44,14 @@ public final class UpstreamGroup {
         return settings.name();
     }
 
+    /** The group's settings with the servers it has now (a name's addresses in place of the name). */
     public UpstreamGroupConfig settings() {
         return settings;
+    }
+
+    /** Why the group has no server to send to (its names have not resolved yet), or null when it has servers. */
+    public String unavailable() {
+        return servers.length == 0 ? (unavailable != null ? unavailable : "no server") : null;
     }
 
     public List<UpstreamServer> servers() {

@@ -77,6 +77,16 @@ public final class UpstreamServer {
         return settings.host();
     }
 
+    /** The name TLS sends and verifies: the DNS name of an address found through one, else the host. */
+    String tlsHost() {
+        return settings.tlsHost();
+    }
+
+    /** The DNS name this server's address was found under (resolve, discovery), or null. */
+    public String dnsName() {
+        return settings.name();
+    }
+
     public int port() {
         return settings.port();
     }

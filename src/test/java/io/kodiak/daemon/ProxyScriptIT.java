@@ -176,6 +176,30 @@ class ProxyScriptIT {
     }
 
     @Test
+    @org.junit.jupiter.api.Timeout(150)
+    void statusShowsEachResolvedNameItsAddressesAndWhenItResolved() throws Exception {
+        try (io.kodiak.support.DnsResponder dns = new io.kodiak.support.DnsResponder()) {
+            dns.addresses("orders.test", 60, "127.0.0.1");
+            proxy.cleanUp();
+            proxy = new ProxyScript(dir, "http://orders/", "proxy.resolver { servers = [\"" + dns.address() + "\"], timeout = 500ms }\n"
+                    + "proxy.upstreams.orders.servers = [ { url = \"http://orders.test:" + upstream.port() + "\", resolve = true } ]\n"
+                    + "proxy.upstreams.billing.servers = [ { url = \"http://billing.test:" + upstream.port() + "\", resolve = true } ]\n"
+                    + "proxy.routes = [ { prefix = \"/\", upstream = \"http://orders/\" }, { prefix = \"/b/\", upstream = \"http://billing/\" } ]\n");
+            ProxyScript.Result started = proxy.run("start");
+            assertEquals(0, started.exitCode(), () -> started.output() + "\n--- kodiak.log ---\n" + logTail());
+            assertEquals(204, get(proxy.port, "/status/204").statusCode(), "orders.test resolved: its group serves");
+            assertEquals(503, get(proxy.port, "/b/x").statusCode(), "billing.test does not exist: only its group is unavailable");
+
+            ProxyScript.Result status = proxy.run("status");
+            assertEquals(0, status.exitCode(), status.output());
+            assertTrue(status.output().matches("(?s).*\n  resolved  orders\\.test \\(A/AAAA\\): 127\\.0\\.0\\.1, last resolved 20[0-9-]+T[0-9:.]+Z\n.*"),
+                    status.output());
+            assertContains(status.output(), "resolved  billing.test (A/AAAA): no address, last resolved never; failing: NXDOMAIN");
+            assertContains(status.output(), "upstream  orders 127.0.0.1:" + upstream.port() + ": UP");
+        }
+    }
+
+    @Test
     void stalePidFileDoesNotBlockStartJavaOptsOverrideKeysAndRestartReplacesTheJvm() throws Exception {
         Files.createDirectories(proxy.base);
         // A live process that is not Kodiak: this test JVM. The script must neither trust nor signal it.

@@ -149,6 +149,19 @@ class ReloaderTest {
     }
 
     @Test
+    void resolverSettingsTakeARestartAndTheReloadSaysSo() throws Exception {
+        write(group(a, b) + "proxy.routes = [ { prefix = \"/\", upstream = \"http://app/\" } ]\n"
+                + "proxy.resolver { servers = [\"127.0.0.1:5353\"], valid = 10s, timeout = 1s }\n");
+        Reloader.Outcome outcome = reloader.reload(null);
+        assertEquals(Reloader.Result.APPLIED, outcome.result());
+        for (String key : List.of("proxy.resolver.servers", "proxy.resolver.valid", "proxy.resolver.timeout")) {
+            assertTrue(outcome.lines().stream().anyMatch(line -> line.startsWith(key + " changed: it applies at the next restart")),
+                    outcome.lines().toString());
+        }
+        assertEquals(Duration.ofSeconds(30), kodiak.discovery().settings().valid(), "the resolver in service stays");
+    }
+
+    @Test
     void aRefusedReloadNamesEveryBadKeyAndChangesNothing() throws Exception {
         write("proxy.routes = [ { prefix = \"/\", upstream = \"http://nowhere/\" } ]\nproxy.listener.max-body-size = lots\n");
         Reloader.Outcome outcome = reloader.reload(null);

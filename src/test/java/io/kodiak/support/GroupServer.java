@@ -32,6 +32,7 @@ public final class GroupServer implements AutoCloseable {
 
     private final String name;
     private final int port;
+    private final InetAddress address;
     private final String healthPath;
     private final ExecutorService threads = Executors.newCachedThreadPool();
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
@@ -43,15 +44,28 @@ public final class GroupServer implements AutoCloseable {
     private volatile Mode mode = Mode.SERVE;
 
     public GroupServer(String name, String healthPath) throws IOException {
+        this(name, healthPath, InetAddress.getLoopbackAddress(), 0);
+    }
+
+    /**
+     * Listening on {@code address} (another loopback address: 127.0.0.2, say) at {@code port} (0:
+     * any free one): servers that a DNS name resolves to share one port and differ by address.
+     */
+    public GroupServer(String name, String healthPath, InetAddress address, int port) throws IOException {
         this.name = name;
         this.healthPath = healthPath;
-        this.server = TestTls.listenPlain(0, 100);
+        this.address = address;
+        this.server = TestTls.listenPlain(address, port, 100);
         this.port = server.getLocalPort();
         accept(server);
     }
 
     public String url() {
-        return TestTls.scheme() + "://127.0.0.1:" + port;
+        return TestTls.scheme() + "://" + address.getHostAddress() + ":" + port;
+    }
+
+    public int port() {
+        return port;
     }
 
     public String name() {
@@ -88,7 +102,7 @@ public final class GroupServer implements AutoCloseable {
 
     /** Listens again on the same port. */
     public void restart() throws IOException {
-        ServerSocket again = TestTls.listenPlain(port, 100);
+        ServerSocket again = TestTls.listenPlain(address, port, 100);
         server = again;
         accept(again);
     }

@@ -152,9 +152,14 @@ public final class TestTls {
      * keep the plain one, which a reset can close at once.
      */
     public static ServerSocket listenPlain(int port, int backlog) throws IOException {
+        return listenPlain(InetAddress.getLoopbackAddress(), port, backlog);
+    }
+
+    /** As above on {@code address}. */
+    public static ServerSocket listenPlain(InetAddress address, int port, int backlog) throws IOException {
         ServerSocket server = new ServerSocket();
         server.setReuseAddress(true);
-        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), backlog);
+        server.bind(new InetSocketAddress(address, port), backlog);
         return server;
     }
 
