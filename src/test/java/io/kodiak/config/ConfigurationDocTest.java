@@ -93,15 +93,18 @@ class ConfigurationDocTest {
     }
 
     /** A value other than the default for each key a reload leaves to a restart. */
-    private static final Map<String, String> RESTART_ONLY_VALUES = new java.util.TreeMap<>(Map.of(
-            "proxy.listener.selector-threads", "1023",
-            "proxy.listener.worker-threads", "9999",
-            "proxy.listener.io-strategy", "dynamic",
-            "proxy.listener.max-connections", "12345",
-            "proxy.buffers.memory-manager", "heap",
-            "proxy.buffers.max-queued-per-connection", "1m",
-            "proxy.buffers.max-queued", "123m",
-            "proxy.admin.enabled", "false"));
+    private static final Map<String, String> RESTART_ONLY_VALUES = new java.util.TreeMap<>(Map.ofEntries(
+            Map.entry("proxy.listener.selector-threads", "1023"),
+            Map.entry("proxy.listener.worker-threads", "9999"),
+            Map.entry("proxy.listener.io-strategy", "dynamic"),
+            Map.entry("proxy.listener.max-connections", "12345"),
+            Map.entry("proxy.buffers.memory-manager", "heap"),
+            Map.entry("proxy.buffers.max-queued-per-connection", "1m"),
+            Map.entry("proxy.buffers.max-queued", "123m"),
+            Map.entry("proxy.admin.enabled", "false"),
+            Map.entry("proxy.resolver.servers", "[\"127.0.0.1:5353\"]"),
+            Map.entry("proxy.resolver.valid", "7s"),
+            Map.entry("proxy.resolver.timeout", "3s")));
 
     /** The Reload column of an entry's table: the last cell of its first row of values. */
     private static String reloadCell(String entry) {
