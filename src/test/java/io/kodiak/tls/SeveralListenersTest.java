@@ -100,12 +100,18 @@ class SeveralListenersTest {
                 assertEquals(2, proxy.kodiak().listener().openConnections());
                 assertTrue(proxy.kodiak().listener().acceptPaused(), "the listeners pause at the shared limit");
                 // A third client, on the TLS listener (the first attached), waits in the listen
-                // queue: its handshake gets no answer while the limit holds.
+                // queue: its handshake gets no answer while the limit holds. Its TCP connection is made
+                // here, so it is in that queue before the plain connection closes; the handshake waits apart.
+                java.net.Socket tcp = new java.net.Socket(InetAddress.getLoopbackAddress(), https);
                 third = background.submit(() -> {
-                    try (SSLSocket late = tlsClient(https)) {
+                    try (SSLSocket late = (SSLSocket) certs.clientContext(null).getSocketFactory()
+                            .createSocket(tcp, "127.0.0.1", https, true)) {
+                        late.setSoTimeout(30_000);
+                        late.startHandshake();
                         return exchange(late, "GET /third HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
                     }
                 });
+                assertEquals(2, proxy.kodiak().listener().openConnections(), "the third client is not taken");
                 assertEquals(1, proxy.kodiak().listener().acceptPauses());
             }
             // One connection closed (the plain one): every listener accepts again.
