@@ -27,7 +27,7 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
     private final boolean fresh;
     private final long askedNanos = System.nanoTime();
     /** When the attempt began: a server's trial counts only the verdicts of attempts made during it. */
-    private final long startMillis = System.currentTimeMillis();
+    private final long startMillis;
     private UpstreamStream stream;
     /** The pool answered (Grizzly 2.3.35's pool can report one failed connect twice: the first answer counts). */
     private boolean settled;
@@ -38,6 +38,8 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
         this.exchange = exchange;
         this.server = server;
         this.fresh = fresh;
+        // By the clock the server's passive health compares it with (the wall clock outside tests).
+        this.startMillis = server.now();
     }
 
     /** The server takes the attempt (its in-flight count), and its pool is asked for a connection. */

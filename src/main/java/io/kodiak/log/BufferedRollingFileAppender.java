@@ -22,10 +22,33 @@ import java.util.concurrent.TimeUnit;
  * never interleaves with a line being written or a rollover swapping the file.
  */
 public class BufferedRollingFileAppender<E> extends RollingFileAppender<E> {
+    /** How the periodic flush is run: on a daemon thread of its own; tests run the ticks themselves. */
+    interface FlushTimer {
+        /** Runs {@code flush} every {@code millis}, the first time one interval from now; the result stops it. */
+        Runnable every(String threadName, long millis, Runnable flush);
+    }
+
+    private static final FlushTimer THREAD = (threadName, millis, flush) -> {
+        ScheduledExecutorService flusher = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, threadName);
+            t.setDaemon(true);
+            return t;
+        });
+        flusher.scheduleWithFixedDelay(flush, millis, millis, TimeUnit.MILLISECONDS);
+        return flusher::shutdownNow;
+    };
+
+    private final FlushTimer timer;
     private Duration flushInterval = Duration.buildBySeconds(1);
-    private ScheduledExecutorService flusher;
+    private Runnable stopFlusher;
 
     public BufferedRollingFileAppender() {
+        this(THREAD);
+    }
+
+    /** Tests: the periodic flush runs when {@code timer} says, so "after the interval" is a step, not a race. */
+    BufferedRollingFileAppender(FlushTimer timer) {
+        this.timer = timer;
         setImmediateFlush(false);
     }
 
@@ -44,20 +67,14 @@ public class BufferedRollingFileAppender<E> extends RollingFileAppender<E> {
         if (!isStarted() || isImmediateFlush()) {
             return;
         }
-        flusher = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "log-flush-" + name);
-            t.setDaemon(true);
-            return t;
-        });
-        long ms = flushInterval.getMilliseconds();
-        flusher.scheduleWithFixedDelay(this::flush, ms, ms, TimeUnit.MILLISECONDS);
+        stopFlusher = timer.every("log-flush-" + name, flushInterval.getMilliseconds(), this::flush);
     }
 
     @Override
     public void stop() {
-        if (flusher != null) {
-            flusher.shutdownNow();
-            flusher = null;
+        if (stopFlusher != null) {
+            stopFlusher.run();
+            stopFlusher = null;
         }
         super.stop(); // closes the stream, which writes what the buffer still holds
     }

@@ -4,6 +4,7 @@ import io.kodiak.config.UpstreamGroupConfig;
 
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 /**
  * The servers behind a route, and how a request picks one: the balancer among the available
@@ -21,6 +22,8 @@ public final class UpstreamGroup {
     private final UpstreamServer[] scratch;
     /** Why the group has no server (its DNS names have not resolved), else null. */
     private final String unavailable;
+    /** What the retry budget reads the time from (ms): the wall clock, or a test's own (see {@link #useClock}). */
+    private volatile LongSupplier clock = System::currentTimeMillis;
 
     UpstreamGroup(UpstreamGroupConfig settings, List<UpstreamServer> servers) {
         this(settings, servers, null);
@@ -42,6 +45,18 @@ public final class UpstreamGroup {
 
     public String name() {
         return settings.name();
+    }
+
+    /**
+     * Tests: the group's time-bound rules (its servers' fail-timeout and ejections, the retry budget's window) run
+     * on {@code millis} instead of the wall clock, so that a test says when time has passed instead of racing it.
+     * A reload's new group starts on the wall clock again (its servers keep theirs).
+     */
+    public void useClock(LongSupplier millis) {
+        clock = millis;
+        for (UpstreamServer server : servers) {
+            server.useClock(millis);
+        }
     }
 
     /** The group's settings with the servers it has now (a name's addresses in place of the name). */
@@ -78,34 +93,33 @@ public final class UpstreamGroup {
      * tried. {@code tried}: bit i set for the group's i-th server.
      */
     public UpstreamServer pick(long tried, String key) {
-        long now = System.currentTimeMillis();
         if (servers.length == 1) {
             // One server: nothing to balance, and the server is used whatever its health; an
             // ejection that has run out still turns into a trial, so that a success ends it.
             if ((tried & 1) != 0) {
                 return null;
             }
-            servers[0].claim(now);
+            servers[0].claim();
             return servers[0];
         }
         synchronized (this) {
             long skip = tried;
             while (true) {
-                int n = collect(skip, false, now);
+                int n = collect(skip, false);
                 if (n == 0) {
-                    n = collect(skip, true, now);
+                    n = collect(skip, true);
                 }
                 if (n == 0) {
                     break;
                 }
                 UpstreamServer chosen = balancer.choose(scratch, n, key);
-                if (chosen.claim(now)) {
+                if (chosen.claim()) {
                     return chosen;
                 }
                 // Its trial went to another request a moment ago: choose among the others.
                 skip |= bit(chosen);
             }
-            if (triedAvailable(tried, now)) {
+            if (triedAvailable(tried)) {
                 // A retry, and the servers that are up were tried already.
                 return null;
             }
@@ -121,15 +135,15 @@ public final class UpstreamGroup {
             }
             UpstreamServer chosen = balancer.choose(scratch, n, key);
             // Panic mode sends to it whatever its state; a trial that is due starts all the same.
-            chosen.claim(now);
+            chosen.claim();
             return chosen;
         }
     }
 
-    private int collect(long skip, boolean backups, long now) {
+    private int collect(long skip, boolean backups) {
         int n = 0;
         for (UpstreamServer server : servers) {
-            if (server.backup() == backups && (skip & bit(server)) == 0 && server.isAvailable(now)) {
+            if (server.backup() == backups && (skip & bit(server)) == 0 && server.isAvailable()) {
                 scratch[n++] = server;
             }
         }
@@ -143,7 +157,7 @@ public final class UpstreamGroup {
     /** Counts a request's first attempt toward the retry budget's base. */
     public void requestStarted() {
         if (settings.retry().attempts() > 1) {
-            budget.request(System.currentTimeMillis());
+            budget.request(clock.getAsLong());
         }
     }
 
@@ -154,27 +168,26 @@ public final class UpstreamGroup {
     public boolean mayRetry(UpstreamGroupConfig.RetryOn condition, int attemptsMade, long tried) {
         UpstreamGroupConfig.Retry retry = settings.retry();
         return condition != null && attemptsMade < retry.attempts() && retry.on().contains(condition)
-                && hasServerLeft(tried) && budget.tryRetry(System.currentTimeMillis());
+                && hasServerLeft(tried) && budget.tryRetry(clock.getAsLong());
     }
 
     /** What {@link #pick} would find: an untried server that is available, else (panic) any untried one unless a tried one is up. */
     private boolean hasServerLeft(long tried) {
-        long now = System.currentTimeMillis();
         boolean untried = false;
         for (UpstreamServer server : servers) {
             if ((tried & bit(server)) == 0) {
-                if (server.isAvailable(now)) {
+                if (server.isAvailable()) {
                     return true;
                 }
                 untried = true;
             }
         }
-        return untried && !triedAvailable(tried, now);
+        return untried && !triedAvailable(tried);
     }
 
-    private boolean triedAvailable(long tried, long now) {
+    private boolean triedAvailable(long tried) {
         for (UpstreamServer server : servers) {
-            if ((tried & bit(server)) != 0 && server.isAvailable(now)) {
+            if ((tried & bit(server)) != 0 && server.isAvailable()) {
                 return true;
             }
         }

@@ -6,6 +6,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 /**
  * One server of an upstream group: its connection pool, its health as seen by passive
@@ -31,6 +32,11 @@ public final class UpstreamServer {
     private final String authority;
     /** Smooth weighted round-robin's running weight; guarded by the group's balancer. */
     int currentWeight;
+    /**
+     * What passive health reads the time from (ms): the wall clock, or a test's own (see {@link #useClock}).
+     * Read only while the server is ejected or on trial, and for each attempt's start.
+     */
+    private volatile LongSupplier clock = System::currentTimeMillis;
 
     UpstreamServer(String group, int index, UpstreamGroupConfig.Server settings, UpstreamPool pool,
                    UpstreamGroupConfig.Passive passive, UpstreamGroupConfig.HealthCheck check) {
@@ -61,7 +67,24 @@ public final class UpstreamServer {
      * the health settings are the same.
      */
     UpstreamServer successor(int index, UpstreamGroupConfig.Server settings, UpstreamPool pool) {
-        return new UpstreamServer(group, index, settings, pool, passive, active, inFlight, requests, failures);
+        UpstreamServer successor = new UpstreamServer(group, index, settings, pool, passive, active, inFlight, requests,
+                failures);
+        successor.clock = clock;
+        return successor;
+    }
+
+    /**
+     * Tests (through {@link UpstreamGroup#useClock}): passive health's fail-timeout and ejections run on
+     * {@code millis}. Every time passive health compares (failures, ejection ends, trials, the attempts' start)
+     * comes from this one clock.
+     */
+    void useClock(LongSupplier millis) {
+        clock = millis;
+    }
+
+    /** Now, by passive health's clock (ms): when an attempt to this server begins. */
+    public long now() {
+        return clock.getAsLong();
     }
 
     public UpstreamPool pool() {
@@ -108,13 +131,14 @@ public final class UpstreamServer {
     }
 
     /** Up by both measures: active checks pass (or none run) and passive health admits a request now. */
-    boolean isAvailable(long nowMillis) {
-        return active.isUp() && passive.admits(nowMillis);
+    boolean isAvailable() {
+        // A healthy server needs no clock: the common case reads none.
+        return active.isUp() && (passive.state() == PassiveHealth.State.HEALTHY || passive.admits(now()));
     }
 
     /** Claims a request's turn on an available server: the trial after an ejection goes to one request only. */
-    boolean claim(long nowMillis) {
-        return passive.claim(nowMillis);
+    boolean claim() {
+        return passive.state() == PassiveHealth.State.HEALTHY || passive.claim(now());
     }
 
     public Status status() {
@@ -149,7 +173,7 @@ public final class UpstreamServer {
     /** Connect failure, reset, timeout, or a 502/503/504 of the server's own, for an attempt begun at {@code startedMillis}. */
     public void failed(String why, long startedMillis) {
         failures.increment();
-        if (passive.failure(System.currentTimeMillis(), startedMillis)) {
+        if (passive.failure(now(), startedMillis)) {
             LOG.warn("upstream {} server {} ejected for {} ms after {}", group, authority(), passive.ejectionMillis(), why);
         }
     }

@@ -57,7 +57,7 @@ class ChunkedRequestTest {
     @Test
     void theSmugglingAttemptFailsTheSameWayWhenItArrivesOneByteAtATime() throws Exception {
         try (RawHttp raw = new RawHttp(proxy.port())) {
-            raw.sendByteByByte(HEAD + "3\r\nhell");
+            raw.sendByteByByte(HEAD + "3\r\nhell", proxy.reads());
             RawHttp.Response response = raw.read();
             assertEquals(400, response.status());
             assertTrue(response.bodyText().startsWith("400 " + BROKEN), response.bodyText());

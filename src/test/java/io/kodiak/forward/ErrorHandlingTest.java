@@ -62,25 +62,26 @@ class ErrorHandlingTest {
 
     @Test
     void slowUpstreamGets504WithinTheResponseTimeout() throws Exception {
-        proxy = ProxyHarness.forUpstream(upstream.url("/"), "proxy.upstream.response-timeout = 300ms");
-        long start = System.nanoTime();
-        RawHttp.Response response = exchange("GET /slow/5000 HTTP/1.1\r\nHost: a\r\n\r\n");
-        long millis = (System.nanoTime() - start) / 1_000_000;
-        assertReason(response, 504, "upstream did not answer");
-        assertTrue(millis < 3000, "took " + millis + " ms");
-        assertNextClientServed();
+        // The upstream never answers until released: a 504 that arrives at all was the response timeout's.
+        try (TestUpstream holding = TestUpstream.start()) {
+            proxy = ProxyHarness.forUpstream(holding.url("/"), "proxy.upstream.response-timeout = 300ms");
+            RawHttp.Response response = exchange("GET /hold HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertReason(response, 504, "upstream did not answer");
+            assertEquals(1, holding.holds(), "the request reached the upstream, which was still holding it");
+            assertNextClientServed();
+        }
     }
 
     @Test
     void clientThatStopsSendingItsBodyGets408AndTheConnectionCloses() throws Exception {
         proxy = ProxyHarness.forUpstream(upstream.url("/"), "proxy.listener.idle-timeout = 1s");
-        long start = System.nanoTime();
+        // No upper bound on the time: the status and reason name the idle timeout as what ended the stall, and
+        // RawHttp's socket timeout fails the test if nothing does.
         try (RawHttp raw = new RawHttp(proxy.port())) {
             RawHttp.Response response = raw.send("POST /digest HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabcde").read();
             assertReason(response, 408, "request body stalled longer than idle-timeout");
             assertTrue(raw.closedByPeer());
         }
-        assertTrue((System.nanoTime() - start) / 1_000_000 < 5000, "the stall must end within a few seconds");
         assertNextClientServed();
     }
 
@@ -88,14 +89,13 @@ class ErrorHandlingTest {
     void upstreamThatStopsMidBodyHasItsClientConnectionClosed() throws Exception {
         try (ScriptedUpstream stalling = new ScriptedUpstream(i -> "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nhalf", false)) {
             proxy = ProxyHarness.forUpstream(stalling.url("/"), "proxy.listener.idle-timeout = 1s");
-            long start = System.nanoTime();
             try (RawHttp raw = new RawHttp(proxy.port())) {
                 raw.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+                // The stalled upstream keeps its side open: the end of the stream can only be the proxy's timeout.
                 java.io.EOFException truncated = org.junit.jupiter.api.Assertions.assertThrows(java.io.EOFException.class, raw::read);
                 assertTrue(truncated.getMessage().contains("4 of 100"), truncated.getMessage());
             }
-            assertTrue((System.nanoTime() - start) / 1_000_000 < 5000, "the stall must end within a few seconds");
-            assertTrue(stalling.awaitClosedByProxy(5000), "the stalled upstream connection must be closed, not pooled");
+            assertTrue(stalling.awaitClosedByProxy(60_000), "the stalled upstream connection must be closed, not pooled");
         }
     }
 
@@ -127,14 +127,18 @@ class ErrorHandlingTest {
 
     @Test
     void exhaustedPoolGets503AfterTheConnectTimeout() throws Exception {
-        proxy = ProxyHarness.forUpstream(upstream.url("/"),
-                "proxy.upstream.max-connections = 1\nproxy.upstream.connect-timeout = 300ms");
-        try (RawHttp holder = new RawHttp(proxy.port())) {
-            holder.send("GET /slow/3000 HTTP/1.1\r\nHost: a\r\n\r\n");
-            await(() -> proxy.kodiak().upstreams().pools().iterator().next().openConnections() == 1,
-                    "the only upstream connection to be in use");
-            assertReason(exchange("GET /bytes/1 HTTP/1.1\r\nHost: a\r\n\r\n"), 503, "no upstream connection free");
-            assertEquals("slow ok", holder.read().bodyText());
+        // The only connection stays busy until the test releases it, not for a few seconds that a slow
+        // machine could use up before the second request is refused.
+        try (TestUpstream holding = TestUpstream.start()) {
+            proxy = ProxyHarness.forUpstream(holding.url("/"),
+                    "proxy.upstream.max-connections = 1\nproxy.upstream.connect-timeout = 300ms");
+            try (RawHttp holder = new RawHttp(proxy.port())) {
+                holder.send("GET /hold HTTP/1.1\r\nHost: a\r\n\r\n");
+                await(() -> holding.holds() == 1, "the only upstream connection to be in use");
+                assertReason(exchange("GET /bytes/1 HTTP/1.1\r\nHost: a\r\n\r\n"), 503, "no upstream connection free");
+                holding.release();
+                assertEquals("held ok", holder.read().bodyText());
+            }
         }
     }
 

@@ -89,7 +89,7 @@ class FieldBytesTest {
     void aControlByteArrivingAloneInItsOwnReadStillGets400() throws Exception {
         proxy = RecordedProxy.start();
         try (RawHttp raw = new RawHttp(proxy.port())) {
-            raw.sendByteByByte("GET / HTTP/1.1\r\nHost: a\r\nX-Cr: a\rb");
+            raw.sendByteByByte("GET / HTTP/1.1\r\nHost: a\r\nX-Cr: a\rb", proxy.reads());
             RawHttp.Response response = raw.read();
             assertEquals(400, response.status());
             assertTrue(raw.closedByPeer());

@@ -2,6 +2,7 @@ package io.kodiak.forward;
 
 import io.kodiak.support.Await;
 import io.kodiak.support.GroupServer;
+import io.kodiak.support.ManualClock;
 import io.kodiak.support.ProxyHarness;
 import io.kodiak.upstream.UpstreamGroup;
 import io.kodiak.upstream.UpstreamServer;
@@ -13,6 +14,7 @@ import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -79,10 +81,40 @@ class UpstreamGroupTest {
         return byServer;
     }
 
-    private UpstreamServer state(int i) {
-        UpstreamGroup group = proxy.kodiak().upstreams().groups().stream()
+    private UpstreamGroup group() {
+        return proxy.kodiak().upstreams().groups().stream()
                 .filter(g -> g.name().equals("app")).findFirst().orElseThrow();
-        return group.servers().get(i);
+    }
+
+    private UpstreamServer state(int i) {
+        return group().servers().get(i);
+    }
+
+    /**
+     * Stops the group's clock: a fail-timeout (and the retry budget's window) can then never run out during
+     * the test, however slow the machine; the test moves the clock itself where time passing is the point.
+     */
+    private ManualClock stopTheClock() {
+        ManualClock clock = new ManualClock();
+        group().useClock(clock);
+        return clock;
+    }
+
+    /**
+     * Sends requests until one is answered by {@code server} (bounded by Await's deadline): active checks
+     * that run every 100 ms may see a passing moment of load as a failure and take a server out for a
+     * check or two, so "it is used again" is a state to wait for, not a property of the next N requests.
+     */
+    private void awaitServedBy(GroupServer server) throws InterruptedException {
+        int seen = server.received().size();
+        Await.await(() -> {
+            try {
+                get("/back").statusCode();
+            } catch (Exception e) {
+                return false;
+            }
+            return server.received().size() > seen;
+        }, () -> "a request to reach server " + server.name());
     }
 
     @Test
@@ -95,6 +127,7 @@ class UpstreamGroupTest {
     @Test
     void aKilledServerCostsNoGetAndItsTrafficMovesToTheOthers() throws Exception {
         proxy(all(), "passive { max-fails = 1, fail-timeout = 60s }");
+        stopTheClock();
         spread(6);
         server(1).kill();
         int before = server(1).received().size();
@@ -144,6 +177,9 @@ class UpstreamGroupTest {
     @Test
     void passiveHealthEjectsAServerAndTakesItBackAfterATrial() throws Exception {
         proxy(all(), "passive { max-fails = 2, fail-timeout = 1s }\nretry { attempts = 1 }");
+        // Time stands still until the test moves it: both failures fall within fail-timeout, and the ejection
+        // cannot end while the nine requests are sent, whatever the machine's speed.
+        ManualClock clock = stopTheClock();
         server(2).answerWith(503);
         int fives = 0;
         for (int i = 0; i < 9; i++) {
@@ -155,14 +191,14 @@ class UpstreamGroupTest {
         assertEquals(UpstreamServer.Status.EJECTED, state(2).status());
         server(2).answerWith(200);
         int seen = server(2).received().size();
-        Await.await(() -> {
-            try {
-                return get("/back").statusCode() == 200 && server(2).received().size() > seen;
-            } catch (Exception e) {
-                return false;
-            }
-        }, "the ejected server gets its trial request once fail-timeout passed");
-        assertEquals(UpstreamServer.Status.UP, state(2).status());
+        clock.advance(Duration.ofMillis(999));
+        spread(6);
+        assertEquals(seen, server(2).received().size(), "no request before fail-timeout has passed");
+        assertEquals(UpstreamServer.Status.EJECTED, state(2).status());
+        clock.advance(Duration.ofMillis(1));
+        awaitServedBy(server(2));
+        assertEquals(seen + 1, server(2).received().size(), "one trial request");
+        assertEquals(UpstreamServer.Status.UP, state(2).status(), "its success brings the server back");
     }
 
     @Test
@@ -176,7 +212,7 @@ class UpstreamGroupTest {
         assertEquals(seen, server(0).received().size(), "no request goes to a server that is down: " + spread);
         server(0).healthAnswers(200);
         Await.await(() -> state(0).status() == UpstreamServer.Status.UP, "server a comes back");
-        assertTrue(spread(6).containsKey("a"));
+        awaitServedBy(server(0));
         assertEquals("GET", server(0).healthChecks().get(0).method());
     }
 
@@ -184,18 +220,21 @@ class UpstreamGroupTest {
     void aServerBackUpByItsChecksIsUsedAtOnceWhateverItsPassiveEjection() throws Exception {
         proxy(all(), "passive { max-fails = 1, fail-timeout = 60s }\n"
                 + "health-check { path = \"/health\", interval = 100ms, timeout = 100ms, rise = 1, fall = 1 }");
+        // Only the checks can bring it back: the passive ejection's 60 s never run out on a stopped clock.
+        stopTheClock();
         server(0).kill();
         spread(3);
         Await.await(() -> state(0).status() == UpstreamServer.Status.DOWN, "checks see the dead server");
         server(0).restart();
         Await.await(() -> state(0).status() == UpstreamServer.Status.UP, "checks see it back, long before 60 s");
-        assertTrue(spread(6).containsKey("a"));
+        awaitServedBy(server(0));
     }
 
     @Test
     void backupServersServeOnlyWhileNoPrimaryIsUp() throws Exception {
         proxy("\"" + server(0).url() + "\", { url = \"" + server(1).url() + "\", backup = true }",
                 "passive { max-fails = 1, fail-timeout = 60s }");
+        stopTheClock();
         assertEquals(Map.of("a", 5), spread(5));
         server(0).kill();
         assertEquals(Map.of("b", 5), spread(5), "the backup takes over, the request that found a dead retried");
@@ -216,6 +255,8 @@ class UpstreamGroupTest {
     @Test
     void theRetryBudgetStopsARetryStorm() throws Exception {
         proxy(all(), "passive { max-fails = 0 }\nretry { attempts = 3, on = [\"503\"], budget = 0% }");
+        // All 30 requests within one budget window (10 s), however long they take.
+        stopTheClock();
         for (GroupServer s : servers) {
             s.answerWith(503);
         }

@@ -5,7 +5,7 @@ import java.util.function.BooleanSupplier;
 
 /** Polls a condition with a deadline: for state another thread or process changes, where no event can be awaited. */
 public final class Await {
-    private static final long DEADLINE_NANOS = TimeUnit.SECONDS.toNanos(10);
+    private static final long DEADLINE_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     private Await() {
     }

@@ -47,16 +47,19 @@ public final class RawHttp implements AutoCloseable {
     }
 
     /**
-     * Writes one byte per TCP segment (Nagle off, a millisecond between writes: fault injection,
-     * not synchronisation), so the proxy parses the message across as many reads as it has bytes.
+     * Writes one byte per TCP segment (Nagle off), each only once the proxy has made a read after the one
+     * before ({@code reads} counts them): the proxy parses the message across as many reads as it has bytes,
+     * on any machine. (A pause between writes does not show that: a loaded proxy may find them all at once.)
      */
-    public RawHttp sendByteByByte(String ascii) throws IOException {
+    public RawHttp sendByteByByte(String ascii, ProxyReads reads) throws IOException {
         socket.setTcpNoDelay(true);
+        int port = socket.getLocalPort();
         for (byte b : ascii.getBytes(StandardCharsets.ISO_8859_1)) {
+            long before = reads.reads(port);
             out.write(b);
             out.flush();
             try {
-                Thread.sleep(1);
+                reads.awaitReadAfter(port, before);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IOException(e);

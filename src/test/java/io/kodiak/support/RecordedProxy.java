@@ -16,10 +16,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 public final class RecordedProxy implements AutoCloseable {
     private final RecordingUpstream upstream;
     private final ProxyHarness proxy;
+    private final ProxyReads reads;
 
     private RecordedProxy(RecordingUpstream upstream, ProxyHarness proxy) {
         this.upstream = upstream;
         this.proxy = proxy;
+        this.reads = ProxyReads.on(proxy.kodiak());
+    }
+
+    /** The proxy's reads on each connection, for a test that sends a message in parts. */
+    public ProxyReads reads() {
+        return reads;
     }
 
     /** Routes "/" to an upstream that echoes each request's body. */
@@ -95,7 +102,7 @@ public final class RecordedProxy implements AutoCloseable {
     /** As {@link #assertForwarded(String)}, with the request written one byte per TCP segment. */
     public RecordingUpstream.Received assertForwardedByteByByte(String request) throws Exception {
         try (RawHttp raw = new RawHttp(proxy.port())) {
-            raw.sendByteByByte(request);
+            raw.sendByteByByte(request, reads);
             RawHttp.Response response = raw.read();
             assertEquals(200, response.status(), response.bodyText());
         }

@@ -19,11 +19,12 @@ import java.util.function.IntFunction;
  * connection between requests. {@code script} maps the request number (0-based, over all
  * connections) to the exact response bytes; a null answer closes the connection unanswered, an
  * empty one leaves the request unanswered and waits for the next. {@link #PAUSE} in an answer
- * sends what precedes it as its own TCP segment, so the proxy sees the parts in separate reads.
+ * sends what precedes it as its own TCP segment and waits until the proxy has read it (by the kernel's
+ * queues, {@link LoopbackQueues}), so the proxy sees the parts in separate reads by construction.
  * Requests must not carry a body.
  */
 public final class ScriptedUpstream implements AutoCloseable {
-    /** Marks a segment boundary in an answer (fault injection, not synchronisation). */
+    /** Marks a segment boundary in an answer: the next part is sent once the proxy has read this one. */
     public static final String PAUSE = "\u0001";
     /** Ends an answer: the connection closes once it is sent, whatever closeAfterEachResponse says. */
     public static final String CLOSE = "\u0002";
@@ -92,7 +93,7 @@ public final class ScriptedUpstream implements AutoCloseable {
                 String[] segments = answer.split(PAUSE, -1);
                 for (int i = 0; i < segments.length; i++) {
                     if (i > 0) {
-                        pause();
+                        awaitTakenByProxy(socket);
                     }
                     out.write(segments[i].getBytes(StandardCharsets.ISO_8859_1));
                     out.flush();
@@ -106,9 +107,18 @@ public final class ScriptedUpstream implements AutoCloseable {
         }
     }
 
-    private static void pause() throws IOException {
+    /**
+     * Until the proxy has read everything sent on {@code socket}: the next part then arrives in a read of its
+     * own. (A pause that only slept could be slept through by a loaded proxy, which then reads both parts at
+     * once and the test tests nothing.) Without the kernel's queues to look at, a pause is all there is.
+     */
+    private static void awaitTakenByProxy(Socket socket) throws IOException {
         try {
-            Thread.sleep(100);
+            if (LoopbackQueues.available()) {
+                LoopbackQueues.awaitTaken(socket.getLocalPort(), socket.getPort());
+            } else {
+                Thread.sleep(100);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException(e);

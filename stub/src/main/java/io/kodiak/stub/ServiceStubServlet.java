@@ -30,6 +30,16 @@ public class ServiceStubServlet extends HttpServlet {
         this.settings = settings;
     }
 
+    /**
+     * Async mode's delays run on {@code delays} instead of a scheduler of the servlet's own: a test that holds
+     * that executor's thread holds every delay, so it can see how many requests wait at once without racing a
+     * clock. The servlet shuts it down on destroy.
+     */
+    public ServiceStubServlet(StubSettings settings, ScheduledExecutorService delays) {
+        this.settings = settings;
+        this.scheduler = delays;
+    }
+
     @Override
     public void init() throws ServletException {
         if (settings == null) {
@@ -39,7 +49,7 @@ public class ServiceStubServlet extends HttpServlet {
                 throw new ServletException(badSetting.getMessage(), badSetting);
             }
         }
-        if (settings.mode() == DelayMode.ASYNC) {
+        if (settings.mode() == DelayMode.ASYNC && scheduler == null) {
             scheduler = newScheduler();
         }
         log("ProxiedServiceStub ready: mode " + settings.mode().label() + ", delay " + settings.delayMs() + " ms");

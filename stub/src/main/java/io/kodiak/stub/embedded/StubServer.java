@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.stream.Stream;
 import org.apache.catalina.Globals;
 import org.apache.catalina.LifecycleException;
@@ -38,10 +39,11 @@ public final class StubServer implements AutoCloseable {
     private final Connector connector;
     private final ServiceStubServlet servlet;
 
-    private StubServer(StubServerConfig config) throws IOException {
+    private StubServer(StubServerConfig config, ScheduledExecutorService delays) throws IOException {
         this.config = config;
         this.workDir = Files.createTempDirectory("kodiak-stub-");
-        this.servlet = new ServiceStubServlet(config.settings());
+        this.servlet = delays == null ? new ServiceStubServlet(config.settings())
+                : new ServiceStubServlet(config.settings(), delays);
         // Tomcat keeps catalina.home JVM-wide and re-creates it for every later instance: point it at this
         // instance's own directory, or a second stub in the same JVM resurrects the first one's deleted one.
         System.setProperty(Globals.CATALINA_HOME_PROP, workDir.toString());
@@ -61,7 +63,12 @@ public final class StubServer implements AutoCloseable {
     }
 
     public static StubServer start(StubServerConfig config) throws IOException {
-        StubServer server = new StubServer(config);
+        return start(config, null);
+    }
+
+    /** As {@link #start(StubServerConfig)}, async delays run on {@code delays} (tests hold it to hold every delay). */
+    static StubServer start(StubServerConfig config, ScheduledExecutorService delays) throws IOException {
+        StubServer server = new StubServer(config, delays);
         try {
             server.tomcat.start();
         } catch (LifecycleException failed) {
