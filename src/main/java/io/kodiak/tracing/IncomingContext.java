@@ -18,8 +18,7 @@ import static java.nio.charset.StandardCharsets.US_ASCII;
  * and only beside a valid traceparent.
  */
 final class IncomingContext {
-    static final byte[] TRACEPARENT = "traceparent".getBytes(US_ASCII);
-    static final byte[] TRACESTATE = "tracestate".getBytes(US_ASCII);
+    private static final byte[] TRACEPARENT = "traceparent".getBytes(US_ASCII);
     /** "00-" + 32 + "-" + 16 + "-" + 2. */
     private static final int LENGTH = 55;
 
@@ -42,7 +41,7 @@ final class IncomingContext {
         return found < 0 ? null : parse(in, head.valueStart(found), head.valueEnd(found));
     }
 
-    static boolean isNamed(RequestHead head, int field, byte[] lowerCase) {
+    private static boolean isNamed(RequestHead head, int field, byte[] lowerCase) {
         return Ascii.equalsIgnoreCase(head.array(), head.layout().nameStart(field), head.layout().colon(field), lowerCase);
     }
 
