@@ -321,35 +321,44 @@ class TracingTest {
         proxy.close();
         proxy = null;
         long stopMillis = (System.nanoTime() - stopping) / 1_000_000;
-        // The drain (nothing in flight) and the SDK's shutdown, bounded whatever the collector does.
-        assertTrue(stopMillis < Tracing.SHUTDOWN_MILLIS + 3_000, stopMillis + " ms to stop");
+        // The drain (nothing in flight) and the SDK's shutdown, bounded whatever the collector does
+        // (unbounded, it would wait out the exporter's retries); the margin is for a loaded machine.
+        assertTrue(stopMillis < Tracing.SHUTDOWN_MILLIS + 5_000, stopMillis + " ms to stop");
     }
 
     @Test
     void aSlowCollectorSlowsNothingEither() throws Exception {
         collector.hold();
         startProxy("sampler = 1, max-queued-spans = 2");
+        // A full batch (2 spans) goes out at once, and the collector holds that export unanswered.
+        try (RawHttp client = new RawHttp(proxy.port())) {
+            while (collector.requests() == 0) {
+                assertEquals(200, client.send("GET /first HTTP/1.1\r\nHost: example.com\r\n\r\n").read().status());
+            }
+        }
+        // Every request now is answered while that export still waits: forwarding never waits for it.
         assertAnswersPromptly(200);
         Tracing tracing = proxy.kodiak().tracing();
         Await.await(() -> tracing.droppedSpans() > 0, "dropped spans");
+        assertEquals(0, tracing.exportedSpans(), "the held export is still unanswered");
         collector.release();
         List<OtlpReceiver.Received> spans = spansAfterStop();
         assertTrue(!spans.isEmpty() && spans.size() < 200, spans.size() + " spans exported");
     }
 
-    /** 200 keep-alive requests, each answered within a second, all within five. */
+    /**
+     * {@code count} keep-alive requests, each answered within 2 s: a bound a loaded machine keeps
+     * (they take about a millisecond), which a request waiting for the exporter (10 s) would break.
+     */
     private void assertAnswersPromptly(int count) throws Exception {
-        long start = System.nanoTime();
         try (RawHttp client = new RawHttp(proxy.port())) {
             for (int i = 0; i < count; i++) {
                 long one = System.nanoTime();
                 RawHttp.Response response = client.send("GET /n" + i + " HTTP/1.1\r\nHost: example.com\r\n\r\n").read();
                 assertEquals(200, response.status());
                 long millis = (System.nanoTime() - one) / 1_000_000;
-                assertTrue(millis < 1_000, "request " + i + " took " + millis + " ms");
+                assertTrue(millis < 2_000, "request " + i + " took " + millis + " ms");
             }
         }
-        long millis = (System.nanoTime() - start) / 1_000_000;
-        assertTrue(millis < 5_000, count + " requests took " + millis + " ms");
     }
 }
