@@ -210,6 +210,7 @@ read_settings() {
 parse_settings() {
   LISTENER_HOST=127.0.0.1 LISTENER_PORT=9401 LISTENER_SCHEME=http ADMIN_ENABLED=false ADMIN_HOST=127.0.0.1 ADMIN_PORT=9481
   GRACE_SECONDS=30 ROUTES=() MORE_LISTENERS=() MORE_ADDRESSES=() CONFIG_FILE=
+  TRACING_ENABLED=false TRACING_SAMPLER= TRACING_ENDPOINT=
   local key value scheme host port
   while IFS='=' read -r key value; do
     case $key in
@@ -224,6 +225,9 @@ parse_settings() {
       admin_host) ADMIN_HOST=$value ;;
       admin_port) ADMIN_PORT=$value ;;
       grace_seconds) GRACE_SECONDS=$value ;;
+      tracing_enabled) TRACING_ENABLED=$value ;;
+      tracing_sampler) TRACING_SAMPLER=$value ;;
+      tracing_endpoint) TRACING_ENDPOINT=$value ;;
       route) ROUTES+=("$value") ;;
       config_file) CONFIG_FILE=$value ;;
     esac
@@ -406,6 +410,8 @@ print_live_state() {
     /^kodiak_client_connections /      { clients = value($0) }
     /^kodiak_client_connections_max /  { clients_max = value($0) }
     /^kodiak_listener_accept_pauses_total / { pauses = value($0) }
+    /^kodiak_tracing_spans_dropped_total / { traced = 1; dropped = value($0) }
+    /^kodiak_tracing_spans_exported_total / { exported = value($0) }
     /^kodiak_requests_total\{/          { requests += value($0) }
     /^kodiak_upstream_pool_open\{/      { u = upstream($0); seen[u] = 1; open[u] = value($0) }
     /^kodiak_upstream_pool_idle\{/      { idle[upstream($0)] = value($0) }
@@ -419,6 +425,7 @@ print_live_state() {
     END {
       printf "  clients   %d connections open of max %d (accepting paused %d times at the max)\n", clients, clients_max, pauses
       printf "  in flight %d exchanges (%d requests since start)\n", inflight, requests
+      if (traced) printf "  spans     %d exported, %d dropped (export queue full)\n", exported, dropped
       n = 0
       for (u in seen) keys[++n] = u
       # Sorted, so that a group'"'"'s servers are listed together.
@@ -474,6 +481,12 @@ cmd_status() {
   echo "Kodiak is running: pid $pid, up $(format_duration "${uptime:-0}"), base $PROXY_BASE"
   if load_recorded_settings; then
     echo "  listener  $(listener_urls)"
+    # As it runs: proxy.tracing is restart only, and the daemon records the running values.
+    if [ "$TRACING_ENABLED" = true ]; then
+      echo "  tracing   on: sampler $TRACING_SAMPLER, spans to $TRACING_ENDPOINT"
+    else
+      echo "  tracing   off"
+    fi
     print_routes
     print_live_state
   else

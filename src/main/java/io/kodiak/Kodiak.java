@@ -18,6 +18,7 @@ import io.kodiak.tls.PemMaterial;
 import io.kodiak.h2.Http2Observer;
 import io.kodiak.h2.upstream.Http2Upstream;
 import io.kodiak.tls.TlsObserver;
+import io.kodiak.tracing.Tracing;
 import io.kodiak.upstream.UpstreamGroups;
 import io.kodiak.upstream.UpstreamClient;
 import io.kodiak.transport.WriteQueues;
@@ -57,6 +58,9 @@ public final class Kodiak {
     private final MemoryManager memory;
     /** The one transport and the event loops that own its connections, client and upstream alike. */
     private final EventLoops loops;
+    /** proxy.tracing as started (restart only); null when off. */
+    private final Tracing tracing;
+    private final ProxyConfig.Tracing tracingSettings;
     /** Guarded by this: a reload and a stop never overlap, and no reload follows a stop. */
     private boolean stopped;
 
@@ -105,8 +109,10 @@ public final class Kodiak {
         this.upstreams = new UpstreamClient(config, timers, loops, tlsObserver, discovery);
         ExchangeDeadlines deadlines = new ExchangeDeadlines(timers);
         this.http2Upstream = new Http2Upstream(deadlines, writeQueues, loops, timers, http2Observer);
+        this.tracingSettings = config.tracing();
+        this.tracing = Tracing.start(tracingSettings);
         this.services = new ForwardingServices(Generation.first(config, upstreams.current()),
-                upstreamProtocol.apply(deadlines, writeQueues), http2Upstream, drain, observer, writeQueues, loops);
+                upstreamProtocol.apply(deadlines, writeQueues), http2Upstream, drain, observer, writeQueues, loops, tracing);
         int maxClients = ConnectionBudget.clientLimit(config.listener().maxConnections(), ConnectionBudget.openFileLimit(),
                 upstreams.maxConnections(), ConnectionBudget.filesPerClient(config.endpoints()));
         this.listener = new ProxyListener(config.listener(), config.endpoints(), maxClients, new Admission(services),
@@ -129,6 +135,7 @@ public final class Kodiak {
             loops.transport().shutdownNow();
             timers.destroy();
             timerThread.shutdownNow();
+            stopTracing();
             throw e;
         }
     }
@@ -266,6 +273,24 @@ public final class Kodiak {
         upstreams.stop();
         timers.destroy();
         timerThread.shutdownNow();
+        // After the drain: every exchange has ended its span, and the last ones leave now.
+        stopTracing();
+    }
+
+    private void stopTracing() {
+        if (tracing != null) {
+            tracing.shutdown();
+        }
+    }
+
+    /** proxy.tracing's settings as started: a reload does not change them (restart only). */
+    public ProxyConfig.Tracing tracingSettings() {
+        return tracingSettings;
+    }
+
+    /** proxy.tracing as it runs (a reload does not change it); null when off. */
+    public Tracing tracing() {
+        return tracing;
     }
 
     public int port() {

@@ -70,6 +70,19 @@ final class ProxyGauges {
                     .baseUnit("bytes")
                     .register(registry);
         }
+        if (kodiak.tracing() != null) {
+            // Only while tracing runs: off, there is nothing to count (and no series says 0 dropped).
+            FunctionCounter.builder("kodiak.tracing.spans.dropped", kodiak.tracing(), io.kodiak.tracing.Tracing::droppedSpans)
+                    .description("Ended spans dropped unexported: the export queue was full (proxy.tracing.max-queued-spans;"
+                            + " the collector slow or down)")
+                    .register(registry);
+            FunctionCounter.builder("kodiak.tracing.spans.exported", kodiak.tracing(), io.kodiak.tracing.Tracing::exportedSpans)
+                    .description("Spans the OTLP collector took")
+                    .register(registry);
+            FunctionCounter.builder("kodiak.tracing.spans.failed", kodiak.tracing(), io.kodiak.tracing.Tracing::failedSpans)
+                    .description("Spans whose export failed: the collector down, refusing them, or slower than 10 s")
+                    .register(registry);
+        }
         Gauge.builder("kodiak.config.generation", kodiak, k -> k.generation().number())
                 .description("The configuration in service: 1 as started, one more per applied reload")
                 .register(registry);

@@ -16,11 +16,14 @@ public final class SettingsReport {
     }
 
     public static void print(ProxyConfig config, PrintStream out) {
-        print(config, config.admin(), out);
+        print(config, config.admin(), config.tracing(), out);
     }
 
-    /** {@code admin}: the admin listener as it runs, which a reload does not switch on or off (restart-only). */
-    public static void print(ProxyConfig config, ProxyConfig.Admin admin, PrintStream out) {
+    /**
+     * {@code admin}: the admin listener as it runs, which a reload does not switch on or off
+     * (restart-only); {@code tracing}: proxy.tracing as it runs, restart-only too.
+     */
+    public static void print(ProxyConfig config, ProxyConfig.Admin admin, ProxyConfig.Tracing tracing, PrintStream out) {
         out.println("listener_host=" + config.listener().host());
         out.println("listener_port=" + config.listener().port());
         out.println("listener_scheme=" + (config.listener().tls() == null ? "http" : "https"));
@@ -30,6 +33,11 @@ public final class SettingsReport {
         out.println("admin_enabled=" + admin.enabled());
         out.println("admin_host=" + admin.host());
         out.println("admin_port=" + admin.port());
+        out.println("tracing_enabled=" + tracing.enabled());
+        if (tracing.enabled()) {
+            out.println("tracing_sampler=" + tracing.sampler());
+            out.println("tracing_endpoint=" + tracing.endpoint());
+        }
         long graceMillis = config.shutdownGracePeriod().toMillis();
         out.println("grace_seconds=" + (graceMillis + 999) / 1000);
         for (Route route : config.routes()) {

@@ -181,12 +181,13 @@ public final class ConfigLoader {
                                     + " clients' streams, a PROXY header names one client)")));
         }
         ProxyConfig.Resolver resolver = new ResolverReader(keys).read("proxy.resolver");
+        ProxyConfig.Tracing tracing = new TracingReader(keys).read("proxy.tracing");
 
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
         return new ProxyConfig(listener, moreListeners, routes, upstream, buffers, admin, grace, List.copyOf(groups.values()),
-                limits, accessLog, List.copyOf(warnings), effectiveSettings(), resolver);
+                limits, accessLog, List.copyOf(warnings), effectiveSettings(), resolver, tracing);
     }
 
     private AccessLogFormat accessLogFormat() {

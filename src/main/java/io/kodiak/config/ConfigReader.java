@@ -96,6 +96,16 @@ final class ConfigReader {
         return value;
     }
 
+    /** A number from {@code min} to {@code max}; NaN is no number. */
+    double doubleInRange(String key, double min, double max, String expected) {
+        double value = read(key, config::getDouble, expected, min);
+        if (!(value >= min && value <= max)) {
+            problem(key, render(key), expected);
+            return min;
+        }
+        return value;
+    }
+
     Duration duration(String key, Duration min, String expected) {
         Duration value = read(key, config::getDuration, expected, min);
         if (value.compareTo(min) < 0) {

@@ -19,11 +19,12 @@ import java.util.Map;
  * {@code limits}: the request limit every request passes first (proxy.limits, OFF by default);
  * {@code accessLog}: the access log's line (proxy.access-log.format); {@code resolver}: how the
  * names of servers with resolve = true and of discovery groups are looked up (proxy.resolver).
+ * {@code tracing}: proxy.tracing.
  */
 public record ProxyConfig(Listener listener, List<Endpoint> moreListeners, List<Route> routes, Upstream upstream,
                           Buffers buffers, Admin admin, Duration shutdownGracePeriod, List<UpstreamGroupConfig> groups,
                           LimitSettings limits, AccessLogFormat accessLog, List<String> warnings, Map<String, String> settings,
-                          Resolver resolver) {
+                          Resolver resolver, Tracing tracing) {
 
     /** Every address Kodiak serves on: proxy.listener's first, then proxy.listeners' in order. */
     public List<Endpoint> endpoints() {
@@ -105,5 +106,16 @@ public record ProxyConfig(Listener listener, List<Endpoint> moreListeners, List<
      * longest an answer is used whatever its TTL, and the longest one query may take.
      */
     public record Resolver(List<java.net.InetSocketAddress> servers, Duration valid, Duration timeout) {
+    }
+
+    /**
+     * proxy.tracing. {@code sampler}: the share of new traces sampled, 0 to 1; {@code endpoint}:
+     * the collector's OTLP/HTTP traces URL; {@code maxQueuedSpans}: ended spans waiting for export
+     * before new ones are dropped. Restart only: a reload keeps the running tracing.
+     */
+    public record Tracing(boolean enabled, double sampler, String serviceName, java.net.URI endpoint, int maxQueuedSpans) {
+        /** Off, as reference.conf's defaults say (for code that builds a configuration by hand). */
+        public static final Tracing OFF = new Tracing(false, 0.01, "kodiak",
+                java.net.URI.create("http://127.0.0.1:4318/v1/traces"), 2048);
     }
 }

@@ -56,7 +56,8 @@ record ConfigChanges(List<String> routesAdded, List<String> routesRemoved, List<
     /**
      * The keys {@code after} changes that a reload does not apply: the transports' threads, I/O
      * strategy and connection limit, the memory manager and write-queue bounds, whether the admin listener (with the
-     * metrics it reads) exists at all, and the resolver's settings (proxy.resolver). Their running values stay until a restart.
+     * metrics it reads) exists at all, the resolver's settings (proxy.resolver) and proxy.tracing (the SDK, its
+     * sampler, queue and exporter are built once). Their running values stay until a restart.
      */
     static List<String> restartOnly(ProxyConfig before, ProxyConfig after) {
         ProxyConfig.Listener was = before.listener();
@@ -95,6 +96,22 @@ record ConfigChanges(List<String> routesAdded, List<String> routesRemoved, List<
         }
         if (!before.resolver().timeout().equals(after.resolver().timeout())) {
             keys.add("proxy.resolver.timeout");
+        }
+        // The tracing SDK, its sampler, queue and exporter are built once, at start.
+        if (before.tracing().enabled() != after.tracing().enabled()) {
+            keys.add("proxy.tracing.enabled");
+        }
+        if (before.tracing().sampler() != after.tracing().sampler()) {
+            keys.add("proxy.tracing.sampler");
+        }
+        if (!before.tracing().serviceName().equals(after.tracing().serviceName())) {
+            keys.add("proxy.tracing.service-name");
+        }
+        if (before.tracing().maxQueuedSpans() != after.tracing().maxQueuedSpans()) {
+            keys.add("proxy.tracing.max-queued-spans");
+        }
+        if (!before.tracing().endpoint().equals(after.tracing().endpoint())) {
+            keys.add("proxy.tracing.otlp.endpoint");
         }
         return keys;
     }

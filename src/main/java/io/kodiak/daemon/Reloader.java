@@ -134,7 +134,7 @@ final class Reloader {
         try (PrintStream out = new PrintStream(text, true, StandardCharsets.UTF_8)) {
             // Restart-only keys as they run, not as the file now says: status must not show an
             // admin listener a reload cannot start (or one as stopped that still runs).
-            SettingsReport.print(config, monitoring.running(), out);
+            SettingsReport.print(config, monitoring.running(), kodiak.tracingSettings(), out);
             out.println("config_file=" + from.getAbsolutePath());
         }
         ControlFiles.writeAtomically(settingsFile, text.toByteArray());

@@ -140,8 +140,14 @@ public final class Admission {
     public Exchange begin(ClientStream client, RequestHead head, Decision decision) {
         Route route = decision.route();
         boolean upgrade = head.asksUpgrade() && route.upgrade();
+        String protocol = client.protocol(head);
+        String tls = client.tlsProtocol();
+        // Tracing off: no tracer, and this one check is all it costs.
+        io.kodiak.tracing.Tracing tracing = services.tracing();
+        io.kodiak.tracing.ExchangeSpan span = tracing == null ? null
+                : tracing.begin(head, route.name(), protocol, tls != null, client.address());
         Exchange exchange = new Exchange(services, decision.generation(), client, head,
-                ForwardedRequest.of(head, upgrade, client.protocol(head), client.address(), client.tlsProtocol(), decision), route,
+                ForwardedRequest.of(head, upgrade, protocol, client.address(), tls, decision, span), route,
                 decision.target());
         services.drain().exchangeStarted();
         return exchange;

@@ -77,16 +77,28 @@ final class Attempts {
             return false;
         }
         current = new UpstreamAttempt(exchange, next, false);
+        traceAttempt(next);
         current.begin();
         return true;
     }
 
     /** The same server once more, on a new connection of its own (the pooled one was stale); nothing was answered. */
-    void retryFresh(UpstreamAttempt stale) {
+    void retryFresh(UpstreamAttempt stale, String why) {
         stale.abandon(false);
         exchange.retrying();
         current = stale.again();
+        if (request.span() != null) {
+            request.span().retried(why, stale.server().authority(), null);
+        }
+        traceAttempt(current.server());
         current.acquire();
+    }
+
+    /** The span (when traced) names the server of the attempt in progress. */
+    private void traceAttempt(UpstreamServer server) {
+        if (request.span() != null) {
+            request.span().attempt(server.host(), server.port());
+        }
     }
 
     /**
@@ -119,7 +131,7 @@ final class Attempts {
         if (!policy.allowsStaleRetry(closed.reused(), resendable())) {
             return false;
         }
-        retryFresh(closed);
+        retryFresh(closed, "stale_connection");
         return true;
     }
 
@@ -133,7 +145,7 @@ final class Attempts {
         if (++refusals > MAX_REFUSED || !body.onlyHeadWritten()) {
             return false;
         }
-        retryFresh(refused);
+        retryFresh(refused, "refused_stream");
         return true;
     }
 
@@ -165,6 +177,9 @@ final class Attempts {
         exchange.retrying();
         group.retried();
         Recorder.infoRetried(request, route, failure, failed.server().authority());
+        if (request.span() != null) {
+            request.span().retried(failure.error().cause, failed.server().authority(), failure.detail());
+        }
         if (!tryNextServer()) {
             exchange.fail(failure.error(), failure.detail() + "; no other server to try");
         }

@@ -370,6 +370,9 @@ public final class Exchange {
         }
         attempts.finish(false);
         Recorder.warnFailed(request, route, attempts.serversTried(), error, requestNumber, detail);
+        if (request.span() != null) {
+            request.span().failed(error.cause, detail);
+        }
         endExchange(keep);
     }
 
@@ -396,6 +399,9 @@ public final class Exchange {
             if (stopped) {
                 Recorder.warnFailed(request, route, attempts.serversTried(), ProxyError.STOPPED, request.idNumber(),
                         ProxyError.STOPPED.text);
+                if (request.span() != null) {
+                    request.span().failed(ProxyError.STOPPED.cause, ProxyError.STOPPED.text);
+                }
             }
         }
         endExchange(false);
@@ -412,6 +418,10 @@ public final class Exchange {
         long upstreamNanos = sentNanos < 0 ? -1 : (firstByte < 0 ? now : firstByte) - sentNanos;
         services.recorder().exchange(route, attempts.serversTried(), answer.status(), body.bytes(), answer.bytes(),
                 upstreamNanos, now - startNanos, request, generation);
+        if (request.span() != null) {
+            // Ended on the loop; the SDK's processor queues it without waiting (or drops it when full).
+            request.span().end(answer.status());
+        }
         sender.release();
         services.drain().exchangeEnded();
     }

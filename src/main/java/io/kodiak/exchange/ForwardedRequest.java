@@ -4,25 +4,28 @@ import io.kodiak.http.RequestHead;
 import io.kodiak.http.RequestMethod;
 import io.kodiak.routing.HeaderVariable;
 import io.kodiak.routing.HostName;
+import io.kodiak.tracing.ExchangeSpan;
 
 /**
  * What an exchange keeps of the client's request once its head has been read: the head's bytes
  * belong to the read buffer, so only these few values outlive it. {@code tlsProtocol}: the client
  * connection's TLS protocol, null when it is plain HTTP. {@code host}: the request's host name
  * (null when it named none, or when nothing needed it); {@code requestNumber}: its request id's
- * number; {@code protocol}: how it came, as the access log names it (HTTP/1.1, HTTP/2.0); {@code loggedHeaders}: the values of the headers the access log format names (null when none).
+ * number; {@code protocol}: how it came, as the access log names it (HTTP/1.1, HTTP/2.0); {@code loggedHeaders}: the values of the headers the access log format names (null when none);
+ * {@code span}: the exchange's trace span, null when proxy.tracing is off.
  */
 public record ForwardedRequest(RequestMethod method, String methodName, String path, String query,
                                String protocol, boolean keepAlive, boolean expectContinue, boolean upgrade,
                                boolean chunked, String clientAddress, String tlsProtocol, String host,
-                               long requestNumber, String[] loggedHeaders) implements HeaderVariable.Values {
+                               long requestNumber, String[] loggedHeaders, ExchangeSpan span)
+        implements HeaderVariable.Values {
 
     /** {@code upgrade}: the request asks to switch protocols and its route allows it. */
     static ForwardedRequest of(RequestHead head, boolean upgrade, String protocol, String clientAddress,
-                               String tlsProtocol, Admission.Decision decision) {
+                               String tlsProtocol, Admission.Decision decision, ExchangeSpan span) {
         return new ForwardedRequest(head.method(), head.methodName(), head.path(), head.query(), protocol,
                 head.wantsKeepAlive(), head.expectsContinue(), upgrade, head.isChunked(), clientAddress, tlsProtocol,
-                decision.host(), decision.requestNumber(), LoggedHeaders.of(head, decision.generation().accessLog()));
+                decision.host(), decision.requestNumber(), LoggedHeaders.of(head, decision.generation().accessLog()), span);
     }
 
     /** The client reached Kodiak over TLS: the request goes upstream with X-Forwarded-Proto: https. */

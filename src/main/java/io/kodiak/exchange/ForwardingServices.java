@@ -23,10 +23,17 @@ public final class ForwardingServices {
     private final Recorder recorder;
     private final WriteQueues writeQueues;
     private final EventLoops loops;
+    /** proxy.tracing as it runs; null when off (restart only, so never replaced). */
+    private final io.kodiak.tracing.Tracing tracing;
 
-    /** {@code upstreamProtocol}: HTTP/1.1's; {@code http2Upstream}: h2's, for groups that speak it. */
+    /**
+     * {@code upstreamProtocol}: HTTP/1.1's; {@code http2Upstream}: h2's, for groups that speak it;
+     * {@code tracing}: null when proxy.tracing is off.
+     */
     public ForwardingServices(Generation generation, UpstreamProtocol upstreamProtocol, UpstreamProtocol http2Upstream,
-                              Drain drain, ExchangeObserver observer, WriteQueues writeQueues, EventLoops loops) {
+                              Drain drain, ExchangeObserver observer, WriteQueues writeQueues, EventLoops loops,
+                              io.kodiak.tracing.Tracing tracing) {
+        this.tracing = tracing;
         this.http2Upstream = http2Upstream;
         this.generation = generation;
         this.loops = loops;
@@ -35,6 +42,11 @@ public final class ForwardingServices {
         this.recorder = new Recorder(observer);
         this.upstreamProtocol = upstreamProtocol;
         this.drain = drain;
+    }
+
+    /** proxy.tracing as it runs; null when off. */
+    public io.kodiak.tracing.Tracing tracing() {
+        return tracing;
     }
 
     /** The loops that own connections and their exchanges. */

@@ -27,7 +27,9 @@ final class Recorder {
                     request.methodName(), request.path(), request.query(), request.protocol(), status, bytesIn,
                     bytesOut, servers, upstreamNanos, totalNanos, request.tlsProtocol(),
                     format.uses(AccessLogFormat.Variable.REQUEST_ID) ? request.requestId() : null, request.host(),
-                    ForwardedRequest.scheme(request.tlsProtocol()), route.name(), request.loggedHeaders()));
+                    ForwardedRequest.scheme(request.tlsProtocol()), route.name(), request.loggedHeaders(),
+                    request.span() == null ? null : request.span().traceId(),
+                    request.span() == null ? null : request.span().spanId()));
         }
     }
 
@@ -49,7 +51,7 @@ final class Recorder {
                     head == null ? null : head.query(), head == null ? null : client.protocol(head), error.status,
                     0, bodyBytes, null, -1, elapsedNanos, tls, requestId, decision == null ? null : decision.host(),
                     ForwardedRequest.scheme(tls), route == null ? null : route.name(),
-                    LoggedHeaders.of(head, format)));
+                    LoggedHeaders.of(head, format), null, null));
         }
     }
 

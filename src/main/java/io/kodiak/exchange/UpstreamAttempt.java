@@ -135,7 +135,7 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
             // (the server died a moment ago): nothing is sent yet, so a new connection is asked
             // for instead, whose failure sends the request to the next server.
             server.pool().discard(handed);
-            exchange.attempts().retryFresh(this);
+            exchange.attempts().retryFresh(this, "stale_connection");
         } else {
             if (exchange.attempts().sendsProxyHeader()) {
                 ProxyHeaderSender.openFor(handed, exchange.client().origin());

@@ -1,6 +1,7 @@
 package io.kodiak.h1;
 
 import io.kodiak.exchange.ForwardedRequest;
+import io.kodiak.http.Ascii;
 import io.kodiak.http.FieldName;
 import io.kodiak.http.HeadLayout;
 import io.kodiak.http.HeadWriter;
@@ -8,6 +9,7 @@ import io.kodiak.http.RequestHead;
 import io.kodiak.routing.HeaderRules;
 import io.kodiak.routing.Rewrites;
 import io.kodiak.routing.Route;
+import io.kodiak.tracing.ExchangeSpan;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.memory.MemoryManager;
 
@@ -18,7 +20,9 @@ import static java.nio.charset.StandardCharsets.US_ASCII;
  * client's field lines copied as bytes, less the hop-by-hop ones (RFC 9110 §7.6.1, and the names
  * Connection lists), Expect (answered here) and the fields Kodiak sets itself: Host per route,
  * X-Forwarded-For/-Proto/-Host, and the framing of the body as it will be sent; then the route's
- * request-headers rules, which may replace or remove any of these but the framing.
+ * request-headers rules, which may replace or remove any of these but the framing. With tracing on,
+ * traceparent is Kodiak's (its span as the parent) and the client's tracestate goes on only with
+ * the traceparent it belongs to; off, both are ordinary fields.
  */
 public final class UpstreamRequestHead {
     private static final byte[] HTTP_11 = " HTTP/1.1\r\n".getBytes(US_ASCII);
@@ -34,12 +38,21 @@ public final class UpstreamRequestHead {
     private static final byte[] COMMA_SP = {',', ' '};
     private static final byte[] SP = {' '};
     private static final byte[] QUESTION_MARK = {'?'};
+    private static final byte[] TRACEPARENT = name("traceparent");
+    private static final byte[] TRACEPARENT_NAME = name("Traceparent");
+    private static final byte[] TRACESTATE = name("tracestate");
 
     private UpstreamRequestHead() {
     }
 
     private static byte[] name(String name) {
         return name.getBytes(US_ASCII);
+    }
+
+    /** The client's traceparent (Kodiak writes its own), and its tracestate when that traceparent was not continued. */
+    private static boolean replacedByTrace(byte[] in, int nameStart, int colon, ExchangeSpan span) {
+        return Ascii.equalsIgnoreCase(in, nameStart, colon, TRACEPARENT)
+                || !span.passesTraceState() && Ascii.equalsIgnoreCase(in, nameStart, colon, TRACESTATE);
     }
 
     /**
@@ -61,12 +74,14 @@ public final class UpstreamRequestHead {
         out.bytes(HTTP_11);
         boolean hostSent = false;
         boolean forwardedFor = false;
+        ExchangeSpan span = request.span();
         for (int i = 0; i < head.fieldCount(); i++) {
             FieldName name = head.name(i);
             switch (name) {
                 case OTHER -> {
                     if (!head.namedByConnection(i)
-                            && !(ruled && rules.drops(name, in, layout.nameStart(i), layout.colon(i)))) {
+                            && !(ruled && rules.drops(name, in, layout.nameStart(i), layout.colon(i)))
+                            && !(span != null && replacedByTrace(in, layout.nameStart(i), layout.colon(i), span))) {
                         out.fieldLine(head, i);
                     }
                 }
@@ -125,6 +140,9 @@ public final class UpstreamRequestHead {
                 int host = head.hostField();
                 out.name(X_FORWARDED_HOST).bytes(in, head.valueStart(host), head.valueEnd(host)).crlf();
             }
+        }
+        if (span != null && !(ruled && rules.drops(FieldName.OTHER, TRACEPARENT, 0, TRACEPARENT.length))) {
+            out.name(TRACEPARENT_NAME).ascii(span.traceparent()).crlf();
         }
         if (ruled) {
             rules.appendTo(out, request);

@@ -38,6 +38,7 @@ public final class AccessLogFormat {
         REMOTE_ADDR, REQUEST, REQUEST_METHOD, REQUEST_URI, URI, ARGS, SERVER_PROTOCOL, STATUS,
         REQUEST_BODY_BYTES, BODY_BYTES_SENT, UPSTREAM_ADDR, UPSTREAM_RESPONSE_TIME, UPSTREAM_RESPONSE_TIME_MS,
         REQUEST_TIME, REQUEST_TIME_MS, SSL_PROTOCOL, REQUEST_ID, HOST, SCHEME, ROUTE, TIME_ISO8601, TIME_LOCAL, MSEC,
+        TRACE_ID, SPAN_ID,
         /** A request header's value: its name is in {@link #requestHeaders}. */
         HTTP;
 
@@ -219,6 +220,8 @@ public final class AccessLogFormat {
             case TIME_ISO8601 -> line.append(ISO_TIME.format(local(e.timeMillis())));
             case TIME_LOCAL -> line.append(LOCAL_TIME.format(local(e.timeMillis())));
             case MSEC -> thousandths(line.append(e.timeMillis() / 1000).append('.'), e.timeMillis() % 1000);
+            case TRACE_ID -> escaped(line, e.traceId());
+            case SPAN_ID -> escaped(line, e.spanId());
             case HTTP -> throw new IllegalStateException("a header is an index, not a variable");
         }
     }
@@ -310,6 +313,8 @@ public final class AccessLogFormat {
             json.writeStringField("host", e.host());
             json.writeStringField("scheme", e.scheme());
             json.writeStringField("route", e.route());
+            json.writeStringField("trace_id", e.traceId());
+            json.writeStringField("span_id", e.spanId());
             json.writeEndObject();
         } catch (IOException impossible) {
             throw new UncheckedIOException(impossible);

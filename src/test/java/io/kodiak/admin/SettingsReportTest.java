@@ -34,9 +34,21 @@ class SettingsReportTest {
                 "admin_enabled=false",
                 "admin_host=127.0.0.1",
                 "admin_port=9482",
+                "tracing_enabled=false",
                 "grace_seconds=2",
                 "route=/ -> http://127.0.0.1:8080/x",
                 "route=/b -> http://127.0.0.1:8081 (preserve-host)"
         ), bytes.toString(StandardCharsets.UTF_8).lines().toList());
+    }
+
+    @Test
+    void tracingAsItRunsWithItsSamplerAndEndpoint() {
+        var config = ConfigLoader.fromConfig(ConfigFactory.parseString(
+                "proxy.tracing { enabled = true, sampler = 0.25, otlp.endpoint = \"http://collector:4318/v1/traces\" }"));
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        SettingsReport.print(config, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        List<String> lines = bytes.toString(StandardCharsets.UTF_8).lines().toList();
+        assertEquals(List.of("tracing_enabled=true", "tracing_sampler=0.25", "tracing_endpoint=http://collector:4318/v1/traces"),
+                lines.stream().filter(line -> line.startsWith("tracing_")).toList());
     }
 }

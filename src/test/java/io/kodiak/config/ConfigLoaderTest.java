@@ -428,4 +428,43 @@ class ConfigLoaderTest {
         assertEquals("api.internal", orders.pool().tls().serverName());
         assertEquals(null, orders.pool().tls().trust(), "trust stays proxy.upstream.tls's (the system's)");
     }
+
+    @Test
+    void tracingDefaultsAreOffAsDocumented() {
+        ProxyConfig.Tracing tracing = ConfigLoader.fromConfig(ConfigFactory.empty()).tracing();
+        assertEquals(ProxyConfig.Tracing.OFF, tracing);
+        assertFalse(tracing.enabled());
+        assertEquals(0.01, tracing.sampler());
+        assertEquals("kodiak", tracing.serviceName());
+        assertEquals("http://127.0.0.1:4318/v1/traces", tracing.endpoint().toString());
+        assertEquals(2048, tracing.maxQueuedSpans());
+        ProxyConfig on = ConfigLoader.fromConfig(ConfigFactory.parseString(
+                "proxy.tracing { enabled = true, sampler = 1, otlp.endpoint = \"https://collector.internal/v1/traces\" }"));
+        assertTrue(on.tracing().enabled());
+        assertEquals(1.0, on.tracing().sampler());
+        assertEquals("https://collector.internal/v1/traces", on.tracing().endpoint().toString());
+    }
+
+    @Test
+    void badTracingValuesAreRefusedNamingTheKey() {
+        String share = "a share of new traces from 0 to 1";
+        assertProblem(rejected("proxy.tracing.sampler = 1.5"), "proxy.tracing.sampler", "1.5", share);
+        assertProblem(rejected("proxy.tracing.sampler = -0.1"), "proxy.tracing.sampler", "-0.1", share);
+        assertProblem(rejected("proxy.tracing.sampler = often"), "proxy.tracing.sampler", "often", share);
+        assertProblem(rejected("proxy.tracing.sampler = NaN"), "proxy.tracing.sampler", "NaN", share);
+        String url = "an http:// or https:// URL with a host";
+        for (String endpoint : List.of("collector:4318/v1/traces", "ftp://collector/v1/traces", "http:///v1/traces",
+                "http://user@collector/v1/traces", "http://collector/v1 traces", "")) {
+            assertProblem(rejected("proxy.tracing.otlp.endpoint = \"" + endpoint + "\""), "proxy.tracing.otlp.endpoint",
+                    endpoint, url);
+        }
+        // Checked with tracing off too: turning it on at the next restart must not find a bad value then.
+        assertProblem(rejected("proxy.tracing { enabled = false, otlp.endpoint = \"nowhere\" }"),
+                "proxy.tracing.otlp.endpoint", "nowhere", url);
+        assertProblem(rejected("proxy.tracing.enabled = sometimes"), "proxy.tracing.enabled", "sometimes", "true or false");
+        assertProblem(rejected("proxy.tracing.service-name = \" \""), "proxy.tracing.service-name", " ", "non-empty");
+        assertProblem(rejected("proxy.tracing.max-queued-spans = 0"), "proxy.tracing.max-queued-spans", "0", "1 to 1000000");
+        assertProblem(rejected("proxy.tracing.otlp.endpiont = \"http://c/v1/traces\""), "proxy.tracing.otlp.endpiont",
+                "http://c/v1/traces", "no such key");
+    }
 }

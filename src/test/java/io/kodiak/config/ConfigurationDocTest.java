@@ -104,7 +104,12 @@ class ConfigurationDocTest {
             Map.entry("proxy.admin.enabled", "false"),
             Map.entry("proxy.resolver.servers", "[\"127.0.0.1:5353\"]"),
             Map.entry("proxy.resolver.valid", "7s"),
-            Map.entry("proxy.resolver.timeout", "3s")));
+            Map.entry("proxy.resolver.timeout", "3s"),
+            Map.entry("proxy.tracing.enabled", "true"),
+            Map.entry("proxy.tracing.sampler", "0.5"),
+            Map.entry("proxy.tracing.service-name", "edge"),
+            Map.entry("proxy.tracing.max-queued-spans", "100"),
+            Map.entry("proxy.tracing.otlp.endpoint", "\"http://collector:4318/v1/traces\"")));
 
     /** The Reload column of an entry's table: the last cell of its first row of values. */
     private static String reloadCell(String entry) {

@@ -94,6 +94,7 @@ class ProxyScriptIT {
         assertContains(status.output(), "Kodiak is running: pid " + pid);
         assertContains(status.output(), "listener  http://127.0.0.1:" + proxy.port);
         assertContains(status.output(), "route     / -> " + upstream.url(""));
+        assertContains(status.output(), "tracing   off");
         assertContains(status.output(), "health    UP");
         assertTrue(status.output().matches("(?s).*\n  clients   [01] connections open of max [1-9][0-9]* .*"), status.output());
         assertContains(status.output(), "in flight 0 exchanges (1 requests since start)");

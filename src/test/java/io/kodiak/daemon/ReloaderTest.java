@@ -162,6 +162,24 @@ class ReloaderTest {
     }
 
     @Test
+    void tracingIsRestartOnlyAndTheSettingsFileShowsItAsItRuns() throws Exception {
+        java.nio.file.Path settings = dir.resolve("proxy.settings");
+        Reloader recording = new Reloader(kodiak, monitoring, file, LogConfiguration.fromSystemProperty(), settings);
+        write(group(a, b) + "proxy.routes = [ { prefix = \"/\", upstream = \"http://app/\" } ]\n"
+                + "proxy.tracing { enabled = true, sampler = 0.5, otlp.endpoint = \"http://127.0.0.1:1/v1/traces\" }\n");
+        Reloader.Outcome outcome = recording.reload(null);
+        assertEquals(Reloader.Result.APPLIED, outcome.result());
+        for (String key : List.of("proxy.tracing.enabled", "proxy.tracing.sampler", "proxy.tracing.otlp.endpoint")) {
+            assertTrue(outcome.lines().contains(key + " changed: it applies at the next restart (the running value stays)"),
+                    outcome.lines().toString());
+        }
+        assertEquals(null, kodiak.tracing(), "still off until a restart");
+        String written = Files.readString(settings);
+        assertTrue(written.contains("tracing_enabled=false\n"), written);
+        assertFalse(written.contains("tracing_sampler"), written);
+    }
+
+    @Test
     void aRefusedReloadNamesEveryBadKeyAndChangesNothing() throws Exception {
         write("proxy.routes = [ { prefix = \"/\", upstream = \"http://nowhere/\" } ]\nproxy.listener.max-body-size = lots\n");
         Reloader.Outcome outcome = reloader.reload(null);

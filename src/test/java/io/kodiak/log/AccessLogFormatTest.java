@@ -29,8 +29,11 @@ class AccessLogFormatTest {
                                         String tls, String[] headers) {
         return new AccessLogEntry(TIME, "127.0.0.1", "POST", path, query, "HTTP/1.1", 200, 5, 5, upstream,
                 upstreamNanos, totalNanos, tls, "0123456789abcdef0123456789abcdef", "api.example.com", "http",
-                "api.example.com/echo", headers);
+                "api.example.com/echo", headers, TRACE_ID, SPAN_ID);
     }
+
+    private static final String TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
+    private static final String SPAN_ID = "00f067aa0ba902b7";
 
     private static String line(String format, AccessLogEntry entry) throws AccessLogFormat.Invalid {
         return AccessLogFormat.parse(format).line(entry);
@@ -125,9 +128,10 @@ class AccessLogFormatTest {
         assertEquals("- - - - -", line("$args $upstream_addr $upstream_response_time $upstream_response_time_ms $ssl_protocol",
                 local));
         AccessLogEntry unread = new AccessLogEntry(TIME, "127.0.0.1", null, null, null, null, 400, 0, 0, null, -1, 100_000,
-                null, null, null, "http", null, null);
+                null, null, null, "http", null, null, null, null);
         assertEquals("- - - - - - -", line("$request_method $request_uri $uri $server_protocol $host $route $request_id",
                 unread));
+        assertEquals("- -", line("$trace_id ${span_id}", unread));
     }
 
     @Test
@@ -271,6 +275,15 @@ class AccessLogFormatTest {
         assertEquals("api.example.com", json.get("host").asText());
         assertEquals("http", json.get("scheme").asText());
         assertEquals("api.example.com/echo", json.get("route").asText());
+        assertEquals(TRACE_ID, json.get("trace_id").asText());
+        assertEquals(SPAN_ID, json.get("span_id").asText());
+    }
+
+    @Test
+    void traceAndSpanIdsAreWrittenAsTheyAre() throws Exception {
+        assertEquals("trace=" + TRACE_ID + " span=" + SPAN_ID, line("trace=$trace_id span=${span_id}", entry()));
+        assertTrue(AccessLogFormat.parse("$trace_id").uses(AccessLogFormat.Variable.TRACE_ID));
+        assertFalse(AccessLogFormat.parse("$trace_id").uses(AccessLogFormat.Variable.SPAN_ID));
     }
 
     @Test
