@@ -2,7 +2,8 @@
 # prints one number, or nothing when it cannot tell (an empty TSV field: null in the results).
 #
 #   heap_after_gc_kib JCMD PID   heap in use right after a full collection (jcmd GC.run, then the
-#                                generations' "used" in GC.heap_info, Metaspace left out)
+#                                generations' "used" in GC.heap_info, Metaspace left out; each
+#                                jcmd within a timeout)
 #   rss_kib PID                  resident memory (VmRSS)
 #   threads_of PID               threads (Threads in /proc/PID/status)
 #   fds_of PID                   open file descriptors
@@ -10,8 +11,9 @@
 #                                nothing when the dump has no such series (a build without that gauge)
 
 heap_after_gc_kib() {
-  "$1" "$2" GC.run >/dev/null 2>&1 || return 0
-  "$1" "$2" GC.heap_info 2>/dev/null | awk '
+  # Bounded: a JVM that hangs must not hang the bench with it.
+  timeout 60 "$1" "$2" GC.run >/dev/null 2>&1 || return 0
+  timeout 30 "$1" "$2" GC.heap_info 2>/dev/null | awk '
     /Metaspace/ { exit }
     /used [0-9]+K/ { for (i = 1; i <= NF; i++) if ($i == "used") { v = $(i + 1); sub(/K.*/, "", v); s += v; n++ } }
     END { if (n) print s }'

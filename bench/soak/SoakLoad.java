@@ -651,6 +651,9 @@ public final class SoakLoad {
         try (Stream<String> lines = Files.lines(requests)) {
             lines.forEach(line -> {
                 String[] f = line.split("\t", -1);
+                if (f.length < 6) {
+                    return; // a line cut short: the load was stopped (Kodiak gone), not a request
+                }
                 long start = Long.parseLong(f[0]);
                 long end = Long.parseLong(f[1]);
                 for (String key : List.of(f[2], "all")) {

@@ -246,6 +246,8 @@ while [ $((SECONDS - t0)) -lt "$seconds" ] && kill -0 "$load_pid" 2>/dev/null &&
   sleep 1
 done
 [ "$next_restart" -lt 0 ] || restart_victim
+# Kodiak gone: the load would only fail for the rest of its time.
+[ -z "$kodiak_gone" ] || kill -TERM "$load_pid" 2>/dev/null || true
 rc=0; wait "$load_pid" || rc=$?
 load_pid=""
 [ "$rc" = 0 ] || { log "the load exited $rc (logs/load.log)"; tail -n 20 "$out/logs/load.log" >&2; }
@@ -260,6 +262,7 @@ PROXY_BASE=$out/kodiak timeout 60 "$root/bin/proxy.sh" stop >>"$out/logs/proxy.s
 [ -n "$kodiak_gone" ] && stopped=false
 
 # ---- what it measured -------------------------------------------------------------------------------
+touch "$out/requests.tsv"   # a load that could not start wrote none: no requests, not no report
 "$java17" -cp "$cp_all" SoakLoad classify "$out/requests.tsv" "$out/events.tsv" "$out/kodiak/logs" "127.0.0.1:$victim_port" "$out"
 # The run's own verdicts on every outcome row: did Kodiak stay up, answer every sample, stop cleanly.
 awk -v gone="$([ -n "$kodiak_gone" ] && echo 1 || echo 0)" -v misses="$health_misses" -v stopped="$stopped" -v OFS='\t' \
