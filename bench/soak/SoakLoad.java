@@ -707,8 +707,9 @@ public final class SoakLoad {
                 why = "in flight at the kill, but went to " + logged;
             } else {
                 explained = true;
-                why = "in flight to " + victim + " at the kill (started " + (start - kill[0]) + " ms after the signal, the server gone "
-                        + (kill[1] - kill[0]) + " ms after it)";
+                long after = start - kill[0];
+                why = "in flight to " + victim + " at the kill (started " + Math.abs(after) + " ms " + (after < 0 ? "before" : "after")
+                        + " the signal, the server gone " + (kill[1] - kill[0]) + " ms after it)";
             }
             detail.append(String.join("\t", f[0], f[1], f[2], f[3], f[4], explained ? "yes" : "no", why,
                     logged == null ? "-" : logged, f.length > 5 ? f[5] : "")).append('\n');

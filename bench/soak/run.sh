@@ -13,7 +13,8 @@
 # its second half is measured), then paces each
 # kind at half of what it reached (--rate N: N requests/s split by fixed weights instead).
 # During the run: a reload every minute (bin/proxy.sh reload, alternating two files that change the
-# group's settings, so its pools are replaced), and the group's server on 19212 killed (kill -9) at
+# group's health and pool settings, so the group is rebuilt and its pools replaced), and the group's
+# server on 19212 killed (kill -9) at
 # a third of every five minutes and started again 30 s later. Every minute (and at the start and the
 # end) a sample of Kodiak: heap after a full collection (jcmd), resident memory, open files, threads,
 # upstream pool connections (open, idle, leased), h2 upstream connections, pooled buffers in use and
@@ -128,10 +129,12 @@ for i in 0 1 2; do start_http "$i"; done
 start_backend ws "$ws_port" 128m SoakBackend ws "$ws_port"
 start_backend grpc "$grpc_port" 256m GrpcEcho server 127.0.0.1 "$grpc_port"
 
-# Two configurations, reloaded in turn: they differ in the group's settings (so each reload replaces
-# the group and its pools) and in the response timeout.
+# Two configurations, reloaded in turn: they differ in the group's health settings (the group is
+# rebuilt), its servers' pool size (Kodiak keeps a pool whose settings are unchanged, so this makes
+# each reload open new pools and retire the old ones, draining their busy connections) and the
+# response timeout.
 for variant in a b; do
-  if [ $variant = a ]; then fail_timeout=10s response_timeout=30s; else fail_timeout=9s response_timeout=29s; fi
+  if [ $variant = a ]; then fail_timeout=10s response_timeout=30s max_connections=1000; else fail_timeout=9s response_timeout=29s max_connections=999; fi
   cat >"$out/kodiak/proxy-$variant.conf" <<CONF
 proxy {
   listener { host = "127.0.0.1", port = $port, idle-timeout = 60s }
@@ -142,6 +145,7 @@ proxy {
       passive { max-fails = 1, fail-timeout = $fail_timeout }
       health-check { path = "/health", interval = 1s, timeout = 500ms, rise = 2, fall = 2 }
       retry { attempts = 3, on = ["connect-failure", "reset", "502", "503", "504"], budget = 20% }
+      max-connections = $max_connections
     }
     grpc { protocol = "h2", servers = [ "http://127.0.0.1:$grpc_port" ] }
   }
