@@ -9,6 +9,8 @@
 #   scaleout  two Kodiak instances behind HAProxy in TCP mode, health from /health (bench/scaleout/run.sh)
 #   h2        HTTP/2 with h2load: Kodiak, nginx, HAProxy terminating h2c (or h2 over TLS) to one HTTP/1.1 backend, or an h2c
 #             one (--backend h2c), or gRPC unary calls to a grpc-java server, also direct (--grpc) (bench/h2/run.sh)
+#   soak      an hour (--minutes N) of mixed load with reloads and a server killed every five minutes; heap, memory,
+#             files, threads, pools and buffers sampled each minute, their slopes judged (bench/soak/run.sh)
 set -euo pipefail
 
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
@@ -21,6 +23,7 @@ usage() {
   echo "       bin/bench.sh reload [--quick] [--rounds N] [--reloads N] [--targets kodiak,nginx,haproxy] [--connections N]" >&2
   echo "       bin/bench.sh scaleout [--quick] [--rounds N] [--connections N] [--seconds N]" >&2
   echo "       bin/bench.sh h2 [--quick] [--rounds N] [--seconds N] [--targets kodiak,nginx,haproxy,direct] [--tls] [--backend http1|h2c] [--grpc]" >&2
+  echo "       bin/bench.sh soak [--minutes N] [--quick] [--check] [--rate auto|N]" >&2
   echo "       bin/bench.sh SUBCOMMAND --compare A/results.json B/results.json   two runs side by side" >&2
   echo "       bin/bench.sh SUBCOMMAND --help" >&2
 }
@@ -58,6 +61,7 @@ case $command in
   reload) exec "$root/bench/reload/run.sh" "$@" ;;
   scaleout) exec "$root/bench/scaleout/run.sh" "$@" ;;
   h2) exec "$root/bench/h2/run.sh" "$@" ;;
+  soak) exec "$root/bench/soak/run.sh" "$@" ;;
   -h|--help|help) usage; exit 0 ;;
   *) usage; exit 2 ;;
 esac

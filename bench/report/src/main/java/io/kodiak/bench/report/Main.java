@@ -91,6 +91,7 @@ public final class Main {
             measured.addAll(TsvRows.read(Path.of(tsv)));
         }
         Derivations.apply(report.get("derive"), measured);
+        Trends.apply(report.get("trends"), measured);
         ArrayNode rows = results.putArray("rows");
         measured.forEach(rows::add);
         results.set("report", report);

@@ -21,6 +21,9 @@ record Spec(String title, List<String> notes, List<Spec.Section> sections, List<
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .build();
 
+    /** Plain conversions (a trend's where blocks into maps). */
+    static final ObjectMapper MAPPER_FOR_TRENDS = JsonMapper.builder().build();
+
     Spec {
         notes = notes == null ? List.of() : notes;
         checks = checks == null ? List.of() : checks;
