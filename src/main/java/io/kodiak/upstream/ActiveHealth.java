@@ -18,6 +18,13 @@ final class ActiveHealth {
         this.fall = fall;
     }
 
+    /** New rules (a reload changed the check) that keep this verdict: a DOWN server stays out until it passes {@code rise} checks. */
+    ActiveHealth under(int nextRise, int nextFall) {
+        ActiveHealth next = new ActiveHealth(nextRise, nextFall);
+        next.state = state;
+        return next;
+    }
+
     State state() {
         return state;
     }

@@ -172,8 +172,9 @@ public final class UpstreamClient {
     private UpstreamGroup newGroup(UpstreamGroupConfig settings, String unavailable, UpstreamGroup predecessor,
                                    Map<UpstreamTlsSettings, UpstreamTls> contexts, Map<PoolKey, Deque<UpstreamPool>> reusable) {
         ProxyConfig.Upstream pool = settings.pool();
-        // Health observed so far carries over only when it was observed by the same rules.
-        boolean sameHealth = predecessor != null && predecessor.settings().passive().equals(settings.passive())
+        // Health observed so far carries over, each part by its own rules (UpstreamServer.successor).
+        boolean samePassive = predecessor != null && predecessor.settings().passive().equals(settings.passive());
+        boolean sameCheck = predecessor != null
                 && java.util.Objects.equals(predecessor.settings().healthCheck(), settings.healthCheck());
         List<UpstreamServer> servers = new ArrayList<>();
         for (UpstreamGroupConfig.Server server : settings.servers()) {
@@ -181,8 +182,9 @@ public final class UpstreamClient {
             Deque<UpstreamPool> candidates = reusable.get(poolKey(settings, server.host(), server.port(), server.tlsHost(), tls));
             UpstreamPool connections = candidates == null || candidates.isEmpty()
                     ? newPool(server, pool, tls) : candidates.poll();
-            UpstreamServer before = sameHealth ? predecessor.server(server.authority()) : null;
-            servers.add(before != null ? before.successor(servers.size(), server, connections)
+            UpstreamServer before = predecessor != null ? predecessor.server(server.authority()) : null;
+            servers.add(before != null ? before.successor(servers.size(), server, connections, settings.passive(), samePassive,
+                    settings.healthCheck(), sameCheck)
                     : new UpstreamServer(settings.name(), servers.size(), server, connections, settings.passive(),
                     settings.healthCheck()));
         }

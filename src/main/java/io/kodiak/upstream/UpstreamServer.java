@@ -40,9 +40,12 @@ public final class UpstreamServer {
 
     UpstreamServer(String group, int index, UpstreamGroupConfig.Server settings, UpstreamPool pool,
                    UpstreamGroupConfig.Passive passive, UpstreamGroupConfig.HealthCheck check) {
-        this(group, index, settings, pool, new PassiveHealth(passive),
-                check == null ? new ActiveHealth(1, Integer.MAX_VALUE) : new ActiveHealth(check.rise(), check.fall()),
+        this(group, index, settings, pool, new PassiveHealth(passive), activeHealth(check),
                 new AtomicInteger(), new LongAdder(), new LongAdder());
+    }
+
+    private static ActiveHealth activeHealth(UpstreamGroupConfig.HealthCheck check) {
+        return check == null ? new ActiveHealth(1, Integer.MAX_VALUE) : new ActiveHealth(check.rise(), check.fall());
     }
 
     private UpstreamServer(String group, int index, UpstreamGroupConfig.Server settings, UpstreamPool pool,
@@ -63,12 +66,18 @@ public final class UpstreamServer {
     /**
      * The same server in a group that a reload changed (another weight, another server beside
      * it): its health as observed so far, its counts and requests in flight carry over, so that a
-     * server that is down stays out of rotation and its metrics continue. The caller checks that
-     * the health settings are the same.
+     * server that is down stays out of rotation and its metrics continue. Each part of its health
+     * carries over by its own rules: passive health as it is when {@code passiveRules} are the
+     * ones it was observed by, else anew; the active checks' verdict (UP or DOWN) always, under
+     * {@code check}'s rise and fall (a server found DOWN stays out until it passes the new checks;
+     * without checks now, it is UP).
      */
-    UpstreamServer successor(int index, UpstreamGroupConfig.Server settings, UpstreamPool pool) {
-        UpstreamServer successor = new UpstreamServer(group, index, settings, pool, passive, active, inFlight, requests,
-                failures);
+    UpstreamServer successor(int index, UpstreamGroupConfig.Server settings, UpstreamPool pool,
+                             UpstreamGroupConfig.Passive passiveRules, boolean samePassive,
+                             UpstreamGroupConfig.HealthCheck check, boolean sameCheck) {
+        ActiveHealth nextActive = sameCheck ? active : check == null ? activeHealth(null) : active.under(check.rise(), check.fall());
+        UpstreamServer successor = new UpstreamServer(group, index, settings, pool,
+                samePassive ? passive : new PassiveHealth(passiveRules), nextActive, inFlight, requests, failures);
         successor.clock = clock;
         return successor;
     }

@@ -218,6 +218,35 @@ class ReloadTest {
         assertEquals(0, before, "b got nothing after it was removed");
     }
 
+    /**
+     * A reload that changes a group's health rules keeps what the checks found: a server found
+     * DOWN stays out of rotation under the new rules until it passes their checks, and gets no
+     * request meanwhile (it used to start UP again, and the next request went to it).
+     */
+    @Test
+    void aServerFoundDownStaysDownWhenAReloadChangesTheHealthRules() throws Exception {
+        String before = "proxy.upstreams.app.health-check { path = \"/health\", interval = 200ms, timeout = 150ms, fall = 1, rise = 2 }\n";
+        String after = "proxy.upstreams.app.health-check { path = \"/health\", interval = 300ms, timeout = 150ms, fall = 1, rise = 2 }\n"
+                + "proxy.upstreams.app.passive { max-fails = 5 }\n";
+        proxy = ProxyHarness.start(group(server(0).url(), server(1).url()) + before + routes(route("/", "http://app")));
+        server(1).healthAnswers(503);
+        await(() -> proxy.kodiak().upstreams().groups().iterator().next().servers().get(1).status() == io.kodiak.upstream.UpstreamServer.Status.DOWN,
+                "b to be found DOWN");
+
+        proxy.reload(group(server(0).url(), server(1).url()) + after + routes(route("/", "http://app")));
+
+        assertEquals(io.kodiak.upstream.UpstreamServer.Status.DOWN, proxy.kodiak().upstreams().groups().iterator().next().servers().get(1).status(),
+                "b stays DOWN under the new rules");
+        int atReload = server(1).received().size();
+        for (int i = 0; i < 6; i++) {
+            assertEquals("a", get("/n").body());
+        }
+        assertEquals(atReload, server(1).received().size(), "b got no request while DOWN");
+        server(1).healthAnswers(200);
+        await(() -> proxy.kodiak().upstreams().groups().iterator().next().servers().get(1).status() == io.kodiak.upstream.UpstreamServer.Status.UP,
+                "b to pass the new rules' checks");
+    }
+
     @Test
     void aRemovedServerIsNoLongerHealthChecked() throws Exception {
         String check = "proxy.upstreams.app.health-check { path = \"/health\", interval = 200ms, timeout = 150ms }\n";
