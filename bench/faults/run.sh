@@ -1,0 +1,226 @@
+#!/usr/bin/env bash
+# bin/bench.sh faults [--quick] [--targets kodiak,nginx,haproxy] [--faults a,b,...] [--connections N]
+#
+# Fault injection under load. Each proxy in turn stands before the same three servers
+# (FaultStub.java on 127.0.0.1:19111-19113, one group) and is loaded by FaultLoad.java: keep-alive
+# clients, 60 % GET and 40 % POST with bodies, responses of 0-256 KiB, half chunked, a quarter
+# streamed over 200 ms, every answer verified byte by byte against its request's id. Each fault gets
+# its own load run: BEFORE s of steady load, the fault for FAULT s, then AFTER s. The faults (all by
+# default, in this order):
+#   kill     the server on 19112 killed (kill -9) mid-response, restarted at the fault's end
+#   stop     that server frozen (SIGSTOP), thawed (SIGCONT) at the end
+#   reset    that server sends half of each body then resets the connection (RST)
+#   garbage  that server answers bytes that are not HTTP
+#   disk     the access log's disk (a 32 MiB tmpfs) filled up, the filler deleted at the end
+#   fds      the proxy's open-file limit (soft) lowered to what it holds plus 8, restored at the end
+#   burst    a second load with 10x the connections for 10 s (both --quick and not)
+#   hog      a client asks for 100 MiB and never reads (the fault ends when its connection ends)
+# Per fault and proxy (report.md, report.html, results.json in target/bench/faults-<timestamp>/):
+# requests, ok, failures by (method, status, class), wrong answers, the failures the fault does not
+# explain (docs/faults.md), the time from the fault's end until the rate is back to 90 % of before,
+# and the proxy's RSS and open files before and after (leak check), and whether it still answers.
+# --quick: 4 s before, 6 s of fault, 6 s after. Otherwise 10, 10, 15.
+# Ports 19101-19103 (proxies), 19111-19113 (servers), 19181 (Kodiak admin). Needs root (tmpfs, prlimit).
+# Bounded: every load stops by itself; everything started is stopped by pid, the tmpfs unmounted, also on errors.
+set -euo pipefail
+
+here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+root=$(cd "$here/../.." && pwd)
+. "$root/bin/lib/daemon.sh"
+. "$root/bin/lib/packages.sh"
+. "$root/bin/lib/build.sh"
+. "$root/bench/lib/report.sh"
+. "$root/bench/lib/versions.sh"
+. "$root/bench/lib/proc.sh"
+. "$root/bench/lib/group-proxies.sh"
+
+args="$*"
+targets=kodiak,nginx,haproxy
+all_faults=kill,stop,reset,garbage,disk,fds,burst,hog
+faults=$all_faults
+connections=12 pause_ms=30
+before=10 fault_s=10 after=15
+usage="usage: bin/bench.sh faults [--quick] [--targets kodiak,nginx,haproxy] [--faults $all_faults] [--connections N]"
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) before=4 fault_s=6 after=6; shift ;;
+    --targets) targets=$2; shift 2 ;;
+    --faults) faults=$2; shift 2 ;;
+    --connections) connections=$2; shift 2 ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "$usage" >&2; exit 2 ;;
+  esac
+done
+[[ $connections =~ ^[1-9][0-9]{0,2}$ ]] || { echo "faults: --connections takes a whole number from 1 to 999" >&2; exit 2; }
+IFS=, read -r -a target_list <<<"$targets"
+IFS=, read -r -a fault_list <<<"$faults"
+for t in "${target_list[@]}"; do
+  case $t in kodiak|nginx|haproxy) ;; *) echo "faults: unknown target '$t' (kodiak, nginx, haproxy)" >&2; exit 2 ;; esac
+done
+for f in "${fault_list[@]}"; do
+  [[ ,$all_faults, == *,$f,* ]] || { echo "faults: unknown fault '$f' ($all_faults)" >&2; exit 2; }
+done
+[ "$(id -u)" = 0 ] || { echo "faults: needs root (a tmpfs for the access log, prlimit on the proxy)" >&2; exit 1; }
+
+java17=$(daemon_java 17) || { echo "faults: Java 17 not found" >&2; exit 1; }
+needs=(curl)
+[[ ,$targets, == *,nginx,* ]] && needs+=(nginx)
+[[ ,$targets, == *,haproxy,* ]] && needs+=(haproxy)
+ensure_packages faults "${needs[@]}"
+
+stamp=$(date -u +%Y%m%d-%H%M%S)
+out=$root/target/bench/faults-$stamp
+mkdir -p "$out/logs"
+log() { echo "[faults $(date -u +%H:%M:%S)] $*"; }
+now_ms() { date +%s%3N; }
+
+declare -A PORT=([kodiak]=19101 [nginx]=19102 [haproxy]=19103)
+stub_ports=(19111 19112 19113)
+victim=1   # the server on 19112 takes the upstream faults
+GP_SERVERS="127.0.0.1:19111 127.0.0.1:19112 127.0.0.1:19113"
+GP_RESPONSE_S=3 GP_IDLE_S=5 GP_ADMIN_PORT=19181
+hog_size=$((100 * 1024 * 1024))
+
+# ---- everything started is stopped by pid on exit; the tmpfs is unmounted -------------------------
+stubs_dir="" target_now="" target_dir="" mounted="" bg_pids=() restore_limits=()
+cleanup() {
+  local pid entry
+  for pid in ${bg_pids[@]+"${bg_pids[@]}"}; do kill -CONT "$pid" 2>/dev/null; kill -TERM "$pid" 2>/dev/null || true; done
+  for entry in ${restore_limits[@]+"${restore_limits[@]}"}; do prlimit --pid "${entry%%=*}" --nofile="${entry#*=}" 2>/dev/null || true; done
+  [ -n "$target_now" ] && gp_stop "$target_now" "$target_dir"
+  [ -n "$stubs_dir" ] && stop_stubs "$stubs_dir"
+  [ -n "$mounted" ] && { umount "$mounted" 2>/dev/null || umount -l "$mounted" 2>/dev/null || true; }
+}
+# The script's own status survives the cleanup (whose last test may be false).
+trap 'rc=$?; cleanup; exit $rc' EXIT
+trap 'exit 130' INT TERM
+
+stub_marker() { echo "FaultStub.java ${stub_ports[$1]}"; }
+start_stub() {   # DIR INDEX
+  daemon_start "server ${stub_ports[$2]}" "$1/stub-$2.pid" "$1/stub-$2.console.log" "$(stub_marker "$2")" 127.0.0.1 "${stub_ports[$2]}" 60 -- \
+    "$java17" -Xmx256m -XX:+UseSerialGC "$here/FaultStub.java" "${stub_ports[$2]}" "$1/stub-$2.log" "s$(($2 + 1))"
+}
+stub_pid() { daemon_pid "$1/stub-$2.pid" "$(stub_marker "$2")"; }
+stop_stubs() {
+  local i pid
+  for i in 0 1 2; do
+    pid=$(stub_pid "$1" "$i") && kill -CONT "$pid" 2>/dev/null
+    daemon_stop "server" "$1/stub-$i.pid" "$(stub_marker "$i")" 10 >/dev/null || true
+  done
+}
+stub_mode() { curl -s -m 2 "http://127.0.0.1:${stub_ports[$victim]}/__fault/$1" >/dev/null || true; }
+
+load() {   # PORT CONNECTIONS SECONDS OUT PREFIX
+  timeout $(($3 + 40)) "$java17" -Xmx512m "$here/FaultLoad.java" load "$1" "$2" "$3" "$pause_ms" "$4" "$5"
+}
+
+# ---- one fault: inject at `before`, end it, keep loading for `after` ---------------------------------
+# Sets fault_start and fault_end (epoch ms) and note (what the fault itself showed).
+inject() {   # FAULT TARGET DIR
+  local f=$1 t=$2 dir=$3 pid p soft
+  note=""
+  fault_start=$(now_ms)
+  case $f in
+    kill)
+      pid=$(stub_pid "$stubs_dir" "$victim") && kill -KILL "$pid"
+      wait "$pid" 2>/dev/null || true   # reaped here, so that bash does not report the killed job
+      sleep "$fault_s"; start_stub "$stubs_dir" "$victim" ;;
+    stop)
+      pid=$(stub_pid "$stubs_dir" "$victim") && kill -STOP "$pid"
+      sleep "$fault_s"; kill -CONT "$pid" ;;
+    reset|garbage)
+      stub_mode "$f"; sleep "$fault_s"; stub_mode normal ;;
+    disk)
+      # Fill what is left of the tmpfs; dd stops at ENOSPC.
+      dd if=/dev/zero of="$mounted/filler" bs=64k 2>/dev/null || true
+      note="log lines at fill $(wc -l <"$GP_ACCESS_LOG")"
+      sleep "$fault_s"; rm -f "$mounted/filler"
+      sleep 3   # the proxies' buffered logs flush within a second or two
+      note+=", 3 s after freeing $(wc -l <"$GP_ACCESS_LOG")" ;;
+    fds)
+      for p in $(gp_pids "$t" "$dir"); do
+        soft=$(prlimit --pid "$p" --nofile --output SOFT --noheadings | tr -d ' ')
+        restore_limits+=("$p=$soft:$(prlimit --pid "$p" --nofile --output HARD --noheadings | tr -d ' ')")
+        prlimit --pid "$p" --nofile="$(($(fd_count "$p") + 8)):$(prlimit --pid "$p" --nofile --output HARD --noheadings | tr -d ' ')"
+      done
+      sleep "$fault_s"
+      for p in ${restore_limits[@]+"${restore_limits[@]}"}; do prlimit --pid "${p%%=*}" --nofile="${p#*=}" || true; done
+      restore_limits=() ;;
+    burst)
+      load "${PORT[$t]}" $((connections * 10)) 10 "$dir/burst.tsv" burst
+      note=$(awk '{ n++; if ($6 != "ok") ko++; if ($6 ~ /^wrong/) w++ } END { printf "burst requests %d, failed %d, wrong %d", n, ko, w }' "$dir/burst.tsv") ;;
+    hog)
+      timeout $((fault_s + 60)) "$java17" "$here/FaultLoad.java" hog "${PORT[$t]}" "$hog_size" "$fault_s" "$dir/hog.txt" &
+      bg_pids+=($!)
+      sleep $((fault_s / 2))
+      note="RSS mid-hog $(rss_kb $(gp_pids "$t" "$dir")) kB"
+      wait "${bg_pids[-1]}" || true
+      unset 'bg_pids[-1]'
+      note+=", hog $(cat "$dir/hog.txt" 2>/dev/null || echo 'no result')" ;;
+  esac
+  fault_end=$(now_ms)
+}
+
+rows=$out/faults.jsonl
+: >"$rows"
+run_fault() {   # FAULT TARGET
+  local f=$1 t=$2 dir=$out/$2/$1 pids rss0 fds0 lpid span alive=0
+  mkdir -p "$dir"
+  pids=$(gp_pids "$t" "$out/$t")
+  rss0=$(rss_kb $pids) fds0=$(fd_count $pids)
+  span=$((before + fault_s + after))
+  [ "$f" = burst ] && span=$((before + 10 + after))
+  log "$t, $f: load ${span}s, fault at ${before}s"
+  load "${PORT[$t]}" "$connections" "$span" "$dir/requests.tsv" "$f" &
+  lpid=$!
+  bg_pids+=("$lpid")
+  sleep "$before"
+  inject "$f" "$t" "$out/$t"
+  wait "$lpid" || true
+  bg_pids=()
+  sleep 1   # connections the load closed are released
+  pids=$(gp_pids "$t" "$out/$t") || true
+  if [ -n "$pids" ] && curl -s -f -m 2 -o /dev/null -H 'X-Size: 10' -H 'X-Request-Id: alive' "http://127.0.0.1:${PORT[$t]}/r/alive"; then
+    alive=1
+  fi
+  "$java17" "$here/FaultLoad.java" summarize "$dir/requests.tsv" "$fault_start" "$fault_end" \
+    target="$t" scenario="$f" rss_before_kb="$rss0" fds_before="$fds0" \
+    rss_after_kb="$(rss_kb $pids)" fds_after="$(fd_count $pids)" alive="$alive" note="${note:-}" >>"$rows"
+  log "$t, $f: $(tail -n 1 "$rows" | grep -oE '"(requests|ok|unexplained|recovery_ms)":[^,]*' | tr '\n' ' ')"
+  bench_sample_load
+}
+
+if [[ ,$targets, == *,kodiak,* ]]; then kodiak_build_if_stale "$root" "$out/logs/build.log" || exit 1; fi
+bench_begin "$out"
+log "targets $targets; faults $faults; $connections connections; ${before}s + ${fault_s}s + ${after}s per fault; load average $BENCH_LOAD_BEFORE"
+mounted=$out/alog
+mkdir -p "$mounted"
+for t in "${target_list[@]}"; do
+  mount -t tmpfs -o size=32m tmpfs "$mounted"
+  GP_ACCESS_LOG=$mounted/access-$t.log
+  : >"$GP_ACCESS_LOG"
+  stubs_dir=$out/$t/servers
+  mkdir -p "$stubs_dir"
+  for i in 0 1 2; do start_stub "$stubs_dir" "$i"; done
+  target_now=$t target_dir=$out/$t
+  gp_start "$t" "${PORT[$t]}" "$out/$t"
+  log "$t: warm-up 5 s"
+  load "${PORT[$t]}" "$connections" 5 "$out/$t/warmup.tsv" warm
+  for f in "${fault_list[@]}"; do run_fault "$f" "$t"; done
+  gp_stop "$t" "$out/$t"
+  target_now=""
+  stop_stubs "$stubs_dir"
+  stubs_dir=""
+  cp "$GP_ACCESS_LOG" "$out/$t/" 2>/dev/null || true
+  umount "$mounted"
+done
+mounted=""
+
+tools=(java="$java17")
+[[ ,$targets, == *,nginx,* ]] && tools+=(nginx="$(command -v nginx || echo /usr/sbin/nginx)")
+[[ ,$targets, == *,haproxy,* ]] && tools+=(haproxy="$(command -v haproxy || echo /usr/sbin/haproxy)")
+mapfile -t versions < <(version_args "${tools[@]}")
+bench_report faults "$out" "bin/bench.sh faults $args" --rows "$rows" "${versions[@]}" \
+  --param targets="$targets" --param faults="$faults" --param connections="$connections" \
+  --param timeline="per fault: ${before} s of load, the fault for ${fault_s} s (burst: 10 s), then ${after} s"
+log "report: $out/report.md"
