@@ -41,6 +41,9 @@ import java.util.TreeMap;
  *   hog PORT SIZE HOLD_S OUT
  *       The client that never reads: asks for SIZE bytes, reads nothing for HOLD_S, then drains with a
  *       2 s timeout and writes one line "received=N complete|cut|open held_ms=...".
+ *   hold PORT N SECONDS
+ *       Opens up to N connections that send nothing and holds them for SECONDS: with the proxy's
+ *       open-file limit lowered, they take its last descriptors, so that its limit is reached.
  *   summarize REQUESTS FAULT_START FAULT_END KEY=VALUE...
  *       One JSON object (a results row) from a load's lines: counts, latency, failures by (method,
  *       status, class), the rate before the fault and the time from FAULT_END until the rate is back
@@ -55,6 +58,7 @@ public final class FaultLoad {
         switch (args[0]) {
             case "load" -> load(Integer.parseInt(args[1]), Integer.parseInt(args[2]), Long.parseLong(args[3]),
                     Long.parseLong(args[4]), Path.of(args[5]), args[6]);
+            case "hold" -> hold(Integer.parseInt(args[1]), Integer.parseInt(args[2]), Long.parseLong(args[3]));
             case "hog" -> hog(Integer.parseInt(args[1]), Long.parseLong(args[2]), Long.parseLong(args[3]), Path.of(args[4]));
             case "summarize" -> System.out.println(summarize(Path.of(args[1]), Long.parseLong(args[2]), Long.parseLong(args[3]),
                     Arrays.copyOfRange(args, 4, args.length)));
@@ -379,6 +383,30 @@ public final class FaultLoad {
                 return s.endsWith("\r") ? s.substring(0, s.length() - 1) : s;
             }
             line.write(b);
+        }
+    }
+
+    // ---------------------------------------------------------------- hold
+
+    private static void hold(int port, int n, long seconds) throws InterruptedException {
+        List<Socket> held = new ArrayList<>();
+        for (int k = 0; k < n; k++) {
+            try {
+                Socket socket = new Socket();
+                socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
+                held.add(socket);
+            } catch (IOException e) {
+                break; // the backlog is full or the proxy refuses: the limit is reached either way
+            }
+        }
+        System.out.println("held " + held.size() + " connections");
+        Thread.sleep(seconds * 1000);
+        for (Socket socket : held) {
+            try {
+                socket.close();
+            } catch (IOException ignored) {
+                // already closed by the proxy
+            }
         }
     }
 

@@ -78,7 +78,7 @@ declare -A PORT=([kodiak]=19101 [nginx]=19102 [haproxy]=19103)
 stub_ports=(19111 19112 19113)
 victim=1   # the server on 19112 takes the upstream faults
 GP_SERVERS="127.0.0.1:19111 127.0.0.1:19112 127.0.0.1:19113"
-GP_RESPONSE_S=3 GP_IDLE_S=5 GP_ADMIN_PORT=19181
+GP_RESPONSE_S=3 GP_IDLE_S=5 GP_POOL_IDLE_S=4 GP_ADMIN_PORT=19181
 hog_size=$((100 * 1024 * 1024))
 
 # ---- everything started is stopped by pid on exit; the tmpfs is unmounted -------------------------
@@ -143,9 +143,14 @@ inject() {   # FAULT TARGET DIR
         restore_limits+=("$p=$soft:$(prlimit --pid "$p" --nofile --output HARD --noheadings | tr -d ' ')")
         prlimit --pid "$p" --nofile="$(($(fd_count "$p") + 8)):$(prlimit --pid "$p" --nofile --output HARD --noheadings | tr -d ' ')"
       done
-      sleep "$fault_s"
+      # Idle connections take the last few descriptors: the limit is reached, not just near.
+      timeout $((fault_s + 30)) "$java17" "$here/FaultLoad.java" hold "${PORT[$t]}" 64 "$fault_s" >"$dir/fds/hold.txt" 2>&1 &
+      bg_pids+=($!)
+      wait "${bg_pids[-1]}" || true
+      unset 'bg_pids[-1]'
       for p in ${restore_limits[@]+"${restore_limits[@]}"}; do prlimit --pid "${p%%=*}" --nofile="${p#*=}" || true; done
-      restore_limits=() ;;
+      restore_limits=()
+      note=$(cat "$dir/fds/hold.txt") ;;
     burst)
       load "${PORT[$t]}" $((connections * 10)) 10 "$dir/burst.tsv" burst
       note=$(awk '{ n++; if ($6 != "ok") ko++; if ($6 ~ /^wrong/) w++ } END { printf "burst requests %d, failed %d, wrong %d", n, ko, w }' "$dir/burst.tsv") ;;
@@ -164,10 +169,12 @@ inject() {   # FAULT TARGET DIR
 rows=$out/faults.jsonl
 : >"$rows"
 run_fault() {   # FAULT TARGET
-  local f=$1 t=$2 dir=$out/$2/$1 pids rss0 fds0 lpid span alive=0
+  local f=$1 t=$2 dir=$out/$2/$1 pids rss0 fds0 lpid span alive=0 errlog lines0 cpu0 cpu1
   mkdir -p "$dir"
   pids=$(gp_pids "$t" "$out/$t")
   rss0=$(rss_kb $pids) fds0=$(fd_count $pids)
+  # The proxy's own log (HAProxy's goes to the access log): lines it wrote from the fault to the end.
+  case $t in kodiak) errlog=$out/$t/logs/kodiak.log ;; nginx) errlog=$out/$t/logs/error.log ;; *) errlog=/dev/null ;; esac
   span=$((before + fault_s + after))
   [ "$f" = burst ] && span=$((before + 10 + after))
   log "$t, $f: load ${span}s, fault at ${before}s"
@@ -175,7 +182,9 @@ run_fault() {   # FAULT TARGET
   lpid=$!
   bg_pids+=("$lpid")
   sleep "$before"
+  lines0=$(cat "$errlog" 2>/dev/null | wc -l) cpu0=$(cpu_ticks $pids)
   inject "$f" "$t" "$out/$t"
+  cpu1=$(cpu_ticks $pids)
   wait "$lpid" || true
   bg_pids=()
   sleep 1   # connections the load closed are released
@@ -185,7 +194,10 @@ run_fault() {   # FAULT TARGET
   fi
   "$java17" "$here/FaultLoad.java" summarize "$dir/requests.tsv" "$fault_start" "$fault_end" \
     target="$t" scenario="$f" rss_before_kb="$rss0" fds_before="$fds0" \
-    rss_after_kb="$(rss_kb $pids)" fds_after="$(fd_count $pids)" alive="$alive" note="${note:-}" >>"$rows"
+    rss_after_kb="$(rss_kb $pids)" fds_after="$(fd_count $pids)" alive="$alive" note="${note:-}" \
+    cpu_during_pct=$(((cpu1 - cpu0) * 100 * 1000 / $(getconf CLK_TCK) / (fault_end - fault_start + 1))) \
+    log_lines=$(($(cat "$errlog" 2>/dev/null | wc -l) - lines0)) >>"$rows"
+  [ "$errlog" = /dev/null ] || tail -n +$((lines0 + 1)) "$errlog" >"$dir/proxy-log.txt"
   log "$t, $f: $(tail -n 1 "$rows" | grep -oE '"(requests|ok|unexplained|recovery_ms)":[^,]*' | tr '\n' ' ')"
   bench_sample_load
 }

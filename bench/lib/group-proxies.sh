@@ -8,6 +8,8 @@
 #                     proxy_read_timeout, HAProxy timeout server)
 #   GP_IDLE_S         client-side idle/send timeout, whole seconds (Kodiak listener.idle-timeout,
 #                     nginx send_timeout/client_body_timeout, HAProxy timeout client)
+#   GP_POOL_IDLE_S    how long an idle pooled upstream connection is kept, whole seconds (Kodiak
+#                     upstream.idle-timeout, nginx keepalive_timeout, HAProxy pool-purge-delay)
 #   GP_ACCESS_LOG     where the access log goes (a file; Kodiak's logs/access.log is linked to it)
 #   GP_ADMIN_PORT     Kodiak's admin port
 #
@@ -31,7 +33,7 @@ proxy {
     retry { attempts = 3, on = ["connect-failure", "reset", "timeout", "502", "503", "504"], budget = 20% }
   }
   routes = [ { prefix = "/", upstream = "http://faults/" } ]
-  upstream { connect-timeout = 2s, response-timeout = ${GP_RESPONSE_S}s }
+  upstream { connect-timeout = 2s, response-timeout = ${GP_RESPONSE_S}s, idle-timeout = ${GP_POOL_IDLE_S}s }
   admin { enabled = true, port = $GP_ADMIN_PORT }
 }
 CONF
@@ -51,7 +53,7 @@ CONF
         echo "  send_timeout ${GP_IDLE_S}s; client_body_timeout ${GP_IDLE_S}s; client_max_body_size 10m;"
         echo "  upstream faults {"
         for s in $GP_SERVERS; do echo "    server $s max_fails=1 fail_timeout=5s;"; done
-        echo "    keepalive 64;"
+        echo "    keepalive 64; keepalive_timeout ${GP_POOL_IDLE_S}s;"
         echo "  }"
         echo "  server {"
         echo "    listen 127.0.0.1:$port backlog=1024;"
@@ -76,7 +78,7 @@ CONF
         printf 'frontend fe\n  bind 127.0.0.1:%s\n  default_backend be\n' "$port"
         printf 'backend be\n  option httpchk GET /health\n'
         # observe layer7 + error-limit 1: HAProxy's passive health, as near max_fails=1 as it has.
-        printf '  default-server check inter 1s fall 2 rise 2 observe layer7 error-limit 1 on-error mark-down\n'
+        printf '  default-server check inter 1s fall 2 rise 2 observe layer7 error-limit 1 on-error mark-down pool-purge-delay %ss\n' "$GP_POOL_IDLE_S"
         for s in $GP_SERVERS; do n=$((n + 1)); printf '  server s%s %s\n' "$n" "$s"; done
       } >"$dir/haproxy.cfg"
       # Its log is its standard output: that file is the access log (on the caller's tmpfs).
