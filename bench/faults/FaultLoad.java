@@ -70,6 +70,9 @@ public final class FaultLoad {
 
     private static void load(int port, int connections, long seconds, long pauseMs, Path out, String prefix) throws Exception {
         long endAt = System.currentTimeMillis() + seconds * 1000;
+        // Tells bench/faults/run.sh the load is running: the fault's timing counts from here, not
+        // from the launch (compiling this file takes a second or more on a busy machine).
+        Files.writeString(Path.of(out + ".started"), endAt - seconds * 1000 + "\n");
         List<Thread> clients = new ArrayList<>();
         List<StringBuilder> lines = new ArrayList<>();
         for (int c = 0; c < connections; c++) {

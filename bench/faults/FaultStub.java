@@ -27,7 +27,8 @@ import java.util.TreeMap;
  *
  * Runtime modes, set by "GET /__fault/MODE" on the server's own port (the bench sends it directly,
  * never through a proxy): normal; reset (head and half the body, then RST via SO_LINGER 0); garbage
- * (bytes that are not HTTP, then close). GET /health answers 200 unless the mode is garbage.
+ * (bytes that are not HTTP, then close); lie-short and lie-swap (wrong answers that look whole, for
+ * the driver's self-test). GET /health answers 200 unless the mode is garbage.
  * Each request's "epoch-ms METHOD id" goes to LOG with one unbuffered write before the answer.
  *
  *   java FaultStub.java PORT LOG NAME
@@ -117,6 +118,25 @@ public final class FaultStub {
                 long size = Long.parseLong(h.getOrDefault("x-size", "0"));
                 boolean chunked = "1".equals(h.get("x-chunked"));
                 long streamMs = Long.parseLong(h.getOrDefault("x-stream-ms", "0"));
+                if (now.equals("lie-short") || now.equals("lie-swap")) {
+                    // For the driver's self-test only (bench/faults/selftest.sh): answers a client must
+                    // call wrong although they look complete. lie-short: no length, no chunking, half the
+                    // body, then a clean close; lie-swap: a whole body, but another request's bytes.
+                    boolean swap = now.equals("lie-swap");
+                    write(out, "HTTP/1.1 200 OK\r\nX-Request-Id: " + id + "\r\nX-Body-Check: ok\r\n"
+                            + (swap ? "Content-Length: " + size + "\r\n" : "Connection: close\r\n") + "\r\n");
+                    long from = swap ? seed(id + "x") : seed(id);
+                    byte[] lie = new byte[(int) (swap ? size : size / 2)];
+                    for (int k = 0; k < lie.length; k++) {
+                        lie[k] = body(from, k);
+                    }
+                    out.write(lie);
+                    out.flush();
+                    if (!swap) {
+                        return;
+                    }
+                    continue;
+                }
                 StringBuilder resp = new StringBuilder("HTTP/1.1 200 OK\r\nX-Request-Id: ").append(id)
                         .append("\r\nX-Served-By: ").append(name).append("\r\nX-Body-Check: ").append(bodyOk ? "ok" : "bad")
                         .append("\r\nContent-Type: application/octet-stream\r\n");

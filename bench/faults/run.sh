@@ -133,15 +133,15 @@ inject() {   # FAULT TARGET DIR
     disk)
       # Fill what is left of the tmpfs; dd stops at ENOSPC.
       dd if=/dev/zero of="$mounted/filler" bs=64k 2>/dev/null || true
-      note="log lines at fill $(wc -l <"$GP_ACCESS_LOG")"
-      sleep "$fault_s"; rm -f "$mounted/filler"
-      sleep 3   # the proxies' buffered logs flush within a second or two
-      note+=", 3 s after freeing $(wc -l <"$GP_ACCESS_LOG")" ;;
+      sleep "$fault_s"; rm -f "$mounted/filler" ;;
     fds)
+      local limited=0 hard
       for p in $(gp_pids "$t" "$dir"); do
-        soft=$(prlimit --pid "$p" --nofile --output SOFT --noheadings | tr -d ' ')
-        restore_limits+=("$p=$soft:$(prlimit --pid "$p" --nofile --output HARD --noheadings | tr -d ' ')")
-        prlimit --pid "$p" --nofile="$(($(fd_count "$p") + 8)):$(prlimit --pid "$p" --nofile --output HARD --noheadings | tr -d ' ')"
+        # Only the soft limit moves (a hard limit once lowered needs a capability to raise again).
+        soft=$(prlimit --pid "$p" --nofile --output SOFT --noheadings 2>/dev/null | tr -d ' ') || continue
+        hard=$(prlimit --pid "$p" --nofile --output HARD --noheadings | tr -d ' ')
+        restore_limits+=("$p=$soft:$hard")
+        prlimit --pid "$p" --nofile="$(($(fd_count "$p") + 8)):$hard" && limited=$((limited + 1))
       done
       # Idle connections take the last few descriptors: the limit is reached, not just near.
       timeout $((fault_s + 30)) "$java17" "$here/FaultLoad.java" hold "${PORT[$t]}" 64 "$fault_s" >"$dir/fds/hold.txt" 2>&1 &
@@ -150,9 +150,10 @@ inject() {   # FAULT TARGET DIR
       unset 'bg_pids[-1]'
       for p in ${restore_limits[@]+"${restore_limits[@]}"}; do prlimit --pid "${p%%=*}" --nofile="${p#*=}" || true; done
       restore_limits=()
-      note=$(cat "$dir/fds/hold.txt") ;;
+      note="limit lowered on $limited process(es), $(cat "$dir/fds/hold.txt")" ;;
     burst)
       load "${PORT[$t]}" $((connections * 10)) 10 "$dir/burst.tsv" burst
+      fault_start=$(cat "$dir/burst.tsv.started")
       note=$(awk '{ n++; if ($6 != "ok") ko++; if ($6 ~ /^wrong/) w++ } END { printf "burst requests %d, failed %d, wrong %d", n, ko, w }' "$dir/burst.tsv") ;;
     hog)
       timeout $((fault_s + 60)) "$java17" "$here/FaultLoad.java" hog "${PORT[$t]}" "$hog_size" "$fault_s" "$dir/hog.txt" &
@@ -166,6 +167,15 @@ inject() {   # FAULT TARGET DIR
   fault_end=$(now_ms)
 }
 
+# The disk fault's own outcome: of the run's requests, how many have their line in the access log,
+# during the fault and from 1 s after the space was freed (the log should resume by itself).
+logged() {   # REQUESTS FAULT_START FAULT_END
+  awk -v from="$2" -v to="$3" 'FNR == NR { if ($1 >= from && $1 <= to) during[$4] = 1; else if ($1 > to + 1000) later[$4] = 1; next }
+    match($0, /\/r\/disk-[0-9]+-[0-9]+/) { id = substr($0, RSTART + 3, RLENGTH - 3); if (id in during) d++; if (id in later) l++ }
+    END { printf "access log lines: during the fault %d of %d, from 1 s after freeing %d of %d", d, length(during), l, length(later) }' \
+    "$1" "$GP_ACCESS_LOG"
+}
+
 rows=$out/faults.jsonl
 : >"$rows"
 run_fault() {   # FAULT TARGET
@@ -176,18 +186,21 @@ run_fault() {   # FAULT TARGET
   # The proxy's own log (HAProxy's goes to the access log): lines it wrote from the fault to the end.
   case $t in kodiak) errlog=$out/$t/logs/kodiak.log ;; nginx) errlog=$out/$t/logs/error.log ;; *) errlog=/dev/null ;; esac
   span=$((before + fault_s + after))
-  [ "$f" = burst ] && span=$((before + 10 + after))
+  # The burst lasts 10 s once its own load has started (it compiles first: a few seconds more).
+  [ "$f" = burst ] && span=$((before + 10 + after + 5))
   log "$t, $f: load ${span}s, fault at ${before}s"
   load "${PORT[$t]}" "$connections" "$span" "$dir/requests.tsv" "$f" &
   lpid=$!
   bg_pids+=("$lpid")
+  for _ in $(seq 1 300); do [ -f "$dir/requests.tsv.started" ] || ! kill -0 "$lpid" 2>/dev/null && break; sleep 0.1; done
   sleep "$before"
   lines0=$(cat "$errlog" 2>/dev/null | wc -l) cpu0=$(cpu_ticks $pids)
   inject "$f" "$t" "$out/$t"
   cpu1=$(cpu_ticks $pids)
   wait "$lpid" || true
   bg_pids=()
-  sleep 1   # connections the load closed are released
+  sleep 2   # connections the load closed are released; buffered access logs are flushed (1 s)
+  [ "$f" = disk ] && note=$(logged "$dir/requests.tsv" "$fault_start" "$fault_end")
   pids=$(gp_pids "$t" "$out/$t") || true
   if [ -n "$pids" ] && curl -s -f -m 2 -o /dev/null -H 'X-Size: 10' -H 'X-Request-Id: alive' "http://127.0.0.1:${PORT[$t]}/r/alive"; then
     alive=1

@@ -45,6 +45,9 @@ CONF
     nginx)
       mkdir -p "$dir/tmp"
       {
+        # Workers as the master's user when that is root: prlimit on another user's process needs a
+        # capability a container may not grant (the faults bench lowers the workers' open-file limit).
+        [ "$(id -u)" = 0 ] && echo "user root;"
         echo "worker_processes 2; pid $dir/nginx.pid; error_log $dir/logs/error.log warn;"
         echo "events { worker_connections 4096; }"
         echo "http {"
