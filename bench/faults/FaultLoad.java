@@ -41,9 +41,10 @@ import java.util.TreeMap;
  *   hog PORT SIZE HOLD_S OUT
  *       The client that never reads: asks for SIZE bytes, reads nothing for HOLD_S, then drains with a
  *       2 s timeout and writes one line "received=N complete|cut|open held_ms=...".
- *   hold PORT N SECONDS
- *       Opens up to N connections that send nothing and holds them for SECONDS: with the proxy's
- *       open-file limit lowered, they take its last descriptors, so that its limit is reached.
+ *   hold PORT N SECONDS [READY]
+ *       Opens up to N connections that send nothing and holds them for SECONDS, writing "held N" to
+ *       READY (else standard output) once they are open: the bench then lowers the proxy's open-file
+ *       limit to what it holds, so that the limit is reached, not just near.
  *   summarize REQUESTS FAULT_START FAULT_END KEY=VALUE...
  *       One JSON object (a results row) from a load's lines: counts, latency, failures by (method,
  *       status, class), the rate before the fault and the time from FAULT_END until the rate is back
@@ -58,7 +59,8 @@ public final class FaultLoad {
         switch (args[0]) {
             case "load" -> load(Integer.parseInt(args[1]), Integer.parseInt(args[2]), Long.parseLong(args[3]),
                     Long.parseLong(args[4]), Path.of(args[5]), args[6]);
-            case "hold" -> hold(Integer.parseInt(args[1]), Integer.parseInt(args[2]), Long.parseLong(args[3]));
+            case "hold" -> hold(Integer.parseInt(args[1]), Integer.parseInt(args[2]), Long.parseLong(args[3]),
+                    args.length > 4 ? Path.of(args[4]) : null);
             case "hog" -> hog(Integer.parseInt(args[1]), Long.parseLong(args[2]), Long.parseLong(args[3]), Path.of(args[4]));
             case "summarize" -> System.out.println(summarize(Path.of(args[1]), Long.parseLong(args[2]), Long.parseLong(args[3]),
                     Arrays.copyOfRange(args, 4, args.length)));
@@ -391,7 +393,7 @@ public final class FaultLoad {
 
     // ---------------------------------------------------------------- hold
 
-    private static void hold(int port, int n, long seconds) throws InterruptedException {
+    private static void hold(int port, int n, long seconds, Path ready) throws InterruptedException, IOException {
         List<Socket> held = new ArrayList<>();
         for (int k = 0; k < n; k++) {
             try {
@@ -402,7 +404,11 @@ public final class FaultLoad {
                 break; // the backlog is full or the proxy refuses: the limit is reached either way
             }
         }
-        System.out.println("held " + held.size() + " connections");
+        if (ready != null) {
+            Files.writeString(ready, "held " + held.size() + " connections\n");
+        } else {
+            System.out.println("held " + held.size() + " connections");
+        }
         Thread.sleep(seconds * 1000);
         for (Socket socket : held) {
             try {

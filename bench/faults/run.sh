@@ -92,7 +92,7 @@ cleanup() {
   [ -n "$mounted" ] && { umount "$mounted" 2>/dev/null || umount -l "$mounted" 2>/dev/null || true; }
 }
 # The script's own status survives the cleanup (whose last test may be false).
-trap 'rc=$?; cleanup; exit $rc' EXIT
+trap 'rc=$?; cleanup || true; exit $rc' EXIT
 trap 'exit 130' INT TERM
 
 stub_marker() { echo "FaultStub.java ${stub_ports[$1]}"; }
@@ -135,22 +135,28 @@ inject() {   # FAULT TARGET DIR
       dd if=/dev/zero of="$mounted/filler" bs=64k 2>/dev/null || true
       sleep "$fault_s"; rm -f "$mounted/filler" ;;
     fds)
-      local limited=0 hard
+      # Idle connections first (they compile, connect, and are accepted), then the soft limit
+      # lowered to what the proxy then holds plus 2: the limit is reached, not just near. Only the
+      # soft limit moves (a hard limit once lowered needs a capability to raise again).
+      local limited=0 hard held=$dir/fds/held.txt
+      timeout $((fault_s + 90)) "$java17" "$here/FaultLoad.java" hold "${PORT[$t]}" 64 $((fault_s + 60)) "$held" >/dev/null 2>&1 &
+      bg_pids+=($!)
+      for _ in $(seq 1 300); do [ -f "$held" ] && break; sleep 0.1; done
+      sleep 0.5   # the last connections accepted
+      fault_start=$(now_ms)
       for p in $(gp_pids "$t" "$dir"); do
-        # Only the soft limit moves (a hard limit once lowered needs a capability to raise again).
         soft=$(prlimit --pid "$p" --nofile --output SOFT --noheadings 2>/dev/null | tr -d ' ') || continue
         hard=$(prlimit --pid "$p" --nofile --output HARD --noheadings | tr -d ' ')
         restore_limits+=("$p=$soft:$hard")
-        prlimit --pid "$p" --nofile="$(($(fd_count "$p") + 8)):$hard" && limited=$((limited + 1))
+        prlimit --pid "$p" --nofile="$(($(fd_count "$p") + 2)):$hard" && limited=$((limited + 1))
       done
-      # Idle connections take the last few descriptors: the limit is reached, not just near.
-      timeout $((fault_s + 30)) "$java17" "$here/FaultLoad.java" hold "${PORT[$t]}" 64 "$fault_s" >"$dir/fds/hold.txt" 2>&1 &
-      bg_pids+=($!)
-      wait "${bg_pids[-1]}" || true
-      unset 'bg_pids[-1]'
+      sleep "$fault_s"
       for p in ${restore_limits[@]+"${restore_limits[@]}"}; do prlimit --pid "${p%%=*}" --nofile="${p#*=}" || true; done
       restore_limits=()
-      note="limit lowered on $limited process(es), $(cat "$dir/fds/hold.txt")" ;;
+      kill -TERM "${bg_pids[-1]}" 2>/dev/null || true
+      wait "${bg_pids[-1]}" 2>/dev/null || true
+      unset 'bg_pids[-1]'
+      note="limit lowered on $limited process(es), $(cat "$held" 2>/dev/null || echo 'none held')" ;;
     burst)
       load "${PORT[$t]}" $((connections * 10)) 10 "$dir/burst.tsv" burst
       fault_start=$(cat "$dir/burst.tsv.started")
@@ -186,8 +192,10 @@ run_fault() {   # FAULT TARGET
   # The proxy's own log (HAProxy's goes to the access log): lines it wrote from the fault to the end.
   case $t in kodiak) errlog=$out/$t/logs/kodiak.log ;; nginx) errlog=$out/$t/logs/error.log ;; *) errlog=/dev/null ;; esac
   span=$((before + fault_s + after))
-  # The burst lasts 10 s once its own load has started (it compiles first: a few seconds more).
+  # The burst lasts 10 s once its own load has started, and the fd fault begins once its idle
+  # connections are open: both compile a program first, a few seconds more.
   [ "$f" = burst ] && span=$((before + 10 + after + 5))
+  [ "$f" = fds ] || [ "$f" = hog ] && span=$((span + 5))
   log "$t, $f: load ${span}s, fault at ${before}s"
   load "${PORT[$t]}" "$connections" "$span" "$dir/requests.tsv" "$f" &
   lpid=$!
@@ -199,7 +207,9 @@ run_fault() {   # FAULT TARGET
   cpu1=$(cpu_ticks $pids)
   wait "$lpid" || true
   bg_pids=()
-  sleep 2   # connections the load closed are released; buffered access logs are flushed (1 s)
+  # Connections the load closed are released, pooled upstream connections left idle expire
+  # (GP_POOL_IDLE_S), buffered access logs are flushed (1 s): open files compare with before.
+  sleep $((GP_POOL_IDLE_S + 2))
   [ "$f" = disk ] && note=$(logged "$dir/requests.tsv" "$fault_start" "$fault_end")
   pids=$(gp_pids "$t" "$out/$t") || true
   if [ -n "$pids" ] && curl -s -f -m 2 -o /dev/null -H 'X-Size: 10' -H 'X-Request-Id: alive' "http://127.0.0.1:${PORT[$t]}/r/alive"; then
@@ -231,6 +241,7 @@ for t in "${target_list[@]}"; do
   gp_start "$t" "${PORT[$t]}" "$out/$t"
   log "$t: warm-up 5 s"
   load "${PORT[$t]}" "$connections" 5 "$out/$t/warmup.tsv" warm
+  sleep $((GP_POOL_IDLE_S + 2))   # as after each fault: the first fault's "before" is comparable
   for f in "${fault_list[@]}"; do run_fault "$f" "$t"; done
   gp_stop "$t" "$out/$t"
   target_now=""

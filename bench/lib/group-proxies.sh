@@ -7,7 +7,7 @@
 #   GP_RESPONSE_S     upstream response timeout, whole seconds (Kodiak response-timeout, nginx
 #                     proxy_read_timeout, HAProxy timeout server)
 #   GP_IDLE_S         client-side idle/send timeout, whole seconds (Kodiak listener.idle-timeout,
-#                     nginx send_timeout/client_body_timeout, HAProxy timeout client)
+#                     nginx send_timeout/client_body_timeout/client_header_timeout, HAProxy timeout client)
 #   GP_POOL_IDLE_S    how long an idle pooled upstream connection is kept, whole seconds (Kodiak
 #                     upstream.idle-timeout, nginx keepalive_timeout, HAProxy pool-purge-delay)
 #   GP_ACCESS_LOG     where the access log goes (a file; Kodiak's logs/access.log is linked to it)
@@ -53,7 +53,7 @@ CONF
         echo "http {"
         echo "  access_log $GP_ACCESS_LOG;"
         echo "  client_body_temp_path $dir/tmp; proxy_temp_path $dir/tmp; fastcgi_temp_path $dir/tmp; uwsgi_temp_path $dir/tmp; scgi_temp_path $dir/tmp;"
-        echo "  send_timeout ${GP_IDLE_S}s; client_body_timeout ${GP_IDLE_S}s; client_max_body_size 10m;"
+        echo "  send_timeout ${GP_IDLE_S}s; client_body_timeout ${GP_IDLE_S}s; client_header_timeout ${GP_IDLE_S}s; client_max_body_size 10m;"
         echo "  upstream faults {"
         for s in $GP_SERVERS; do echo "    server $s max_fails=1 fail_timeout=5s;"; done
         echo "    keepalive 64; keepalive_timeout ${GP_POOL_IDLE_S}s;"
