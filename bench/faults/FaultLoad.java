@@ -25,9 +25,9 @@ import java.util.TreeMap;
 /**
  * The load and the judge of bin/bench.sh faults. Three commands:
  *
- *   load PORT CONNECTIONS SECONDS PAUSE_MS OUT PREFIX
+ *   load PORT CONNECTIONS SECONDS PAUSE_MS OUT PREFIX [STOP]
  *       CONNECTIONS clients, each sending one request at a time and pausing PAUSE_MS after each, for
- *       SECONDS. Every request has a unique X-Request-Id; it asks FaultStub for a body of a size,
+ *       SECONDS or until the file STOP exists. Every request has a unique X-Request-Id; it asks FaultStub for a body of a size,
  *       framing (Content-Length or chunked) and pace drawn at random; 40 % are POSTs whose body (also
  *       a function of the id) the server checks. Every answer is verified: status, echoed id, length
  *       and every byte (FaultStub.body). One line per request in OUT:
@@ -41,10 +41,11 @@ import java.util.TreeMap;
  *   hog PORT SIZE HOLD_S OUT
  *       The client that never reads: asks for SIZE bytes, reads nothing for HOLD_S, then drains with a
  *       2 s timeout and writes one line "received=N complete|cut|open held_ms=...".
- *   hold PORT N SECONDS [READY]
- *       Opens up to N connections that send nothing and holds them for SECONDS, writing "held N" to
- *       READY (else standard output) once they are open: the bench then lowers the proxy's open-file
- *       limit to what it holds, so that the limit is reached, not just near.
+ *   hold PORT N SECONDS READY GO
+ *       Writes "ready" to READY once running, waits for the file GO (the bench creates it once it
+ *       has lowered the proxy's open-file limit), then opens up to N connections that send nothing,
+ *       writes "held N connections" to READY and holds them for SECONDS. Beyond the few the proxy
+ *       can still accept they wait in its listen queue: its limit is reached, with clients waiting.
  *   summarize REQUESTS FAULT_START FAULT_END KEY=VALUE...
  *       One JSON object (a results row) from a load's lines: counts, latency, failures by (method,
  *       status, class), the rate before the fault and the time from FAULT_END until the rate is back
@@ -58,9 +59,9 @@ public final class FaultLoad {
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "load" -> load(Integer.parseInt(args[1]), Integer.parseInt(args[2]), Long.parseLong(args[3]),
-                    Long.parseLong(args[4]), Path.of(args[5]), args[6]);
+                    Long.parseLong(args[4]), Path.of(args[5]), args[6], args.length > 7 ? Path.of(args[7]) : null);
             case "hold" -> hold(Integer.parseInt(args[1]), Integer.parseInt(args[2]), Long.parseLong(args[3]),
-                    args.length > 4 ? Path.of(args[4]) : null);
+                    Path.of(args[4]), Path.of(args[5]));
             case "hog" -> hog(Integer.parseInt(args[1]), Long.parseLong(args[2]), Long.parseLong(args[3]), Path.of(args[4]));
             case "summarize" -> System.out.println(summarize(Path.of(args[1]), Long.parseLong(args[2]), Long.parseLong(args[3]),
                     Arrays.copyOfRange(args, 4, args.length)));
@@ -70,7 +71,8 @@ public final class FaultLoad {
 
     // ---------------------------------------------------------------- load
 
-    private static void load(int port, int connections, long seconds, long pauseMs, Path out, String prefix) throws Exception {
+    private static void load(int port, int connections, long seconds, long pauseMs, Path out, String prefix, Path stop)
+            throws Exception {
         long endAt = System.currentTimeMillis() + seconds * 1000;
         // Tells bench/faults/run.sh the load is running: the fault's timing counts from here, not
         // from the launch (compiling this file takes a second or more on a busy machine).
@@ -81,7 +83,7 @@ public final class FaultLoad {
             StringBuilder mine = new StringBuilder();
             lines.add(mine);
             String client = prefix + "-" + c;
-            Thread thread = new Thread(() -> new Client(port, client, mine).run(endAt, pauseMs), client);
+            Thread thread = new Thread(() -> new Client(port, client, mine).run(endAt, pauseMs, stop), client);
             clients.add(thread);
             thread.start();
         }
@@ -118,9 +120,9 @@ public final class FaultLoad {
             this.random = new Random(name.hashCode());
         }
 
-        void run(long endAt, long pauseMs) {
+        void run(long endAt, long pauseMs, Path stop) {
             long n = 0;
-            while (System.currentTimeMillis() < endAt) {
+            while (System.currentTimeMillis() < endAt && (stop == null || !Files.exists(stop))) {
                 String id = name + "-" + n++;
                 boolean post = random.nextInt(10) < 4;
                 long start = System.currentTimeMillis();
@@ -393,7 +395,11 @@ public final class FaultLoad {
 
     // ---------------------------------------------------------------- hold
 
-    private static void hold(int port, int n, long seconds, Path ready) throws InterruptedException, IOException {
+    private static void hold(int port, int n, long seconds, Path ready, Path go) throws InterruptedException, IOException {
+        Files.writeString(ready, "ready\n");
+        for (int wait = 0; wait < 600 && !Files.exists(go); wait++) {
+            Thread.sleep(100);
+        }
         List<Socket> held = new ArrayList<>();
         for (int k = 0; k < n; k++) {
             try {
@@ -404,11 +410,7 @@ public final class FaultLoad {
                 break; // the backlog is full or the proxy refuses: the limit is reached either way
             }
         }
-        if (ready != null) {
-            Files.writeString(ready, "held " + held.size() + " connections\n");
-        } else {
-            System.out.println("held " + held.size() + " connections");
-        }
+        Files.writeString(ready, "held " + held.size() + " connections\n");
         Thread.sleep(seconds * 1000);
         for (Socket socket : held) {
             try {

@@ -95,10 +95,10 @@ cleanup() {
 trap 'rc=$?; cleanup || true; exit $rc' EXIT
 trap 'exit 130' INT TERM
 
-stub_marker() { echo "FaultStub.java ${stub_ports[$1]}"; }
+stub_marker() { echo "FaultStub ${stub_ports[$1]}"; }
 start_stub() {   # DIR INDEX
   daemon_start "server ${stub_ports[$2]}" "$1/stub-$2.pid" "$1/stub-$2.console.log" "$(stub_marker "$2")" 127.0.0.1 "${stub_ports[$2]}" 60 -- \
-    "$java17" -Xmx256m -XX:+UseSerialGC "$here/FaultStub.java" "${stub_ports[$2]}" "$1/stub-$2.log" "s$(($2 + 1))"
+    "$java17" -Xmx256m -XX:+UseSerialGC -cp "$classes" FaultStub "${stub_ports[$2]}" "$1/stub-$2.log" "s$(($2 + 1))"
 }
 stub_pid() { daemon_pid "$1/stub-$2.pid" "$(stub_marker "$2")"; }
 stop_stubs() {
@@ -110,8 +110,8 @@ stop_stubs() {
 }
 stub_mode() { curl -s -m 2 "http://127.0.0.1:${stub_ports[$victim]}/__fault/$1" >/dev/null || true; }
 
-load() {   # PORT CONNECTIONS SECONDS OUT PREFIX
-  timeout $(($3 + 40)) "$java17" -Xmx512m "$here/FaultLoad.java" load "$1" "$2" "$3" "$pause_ms" "$4" "$5"
+load() {   # PORT CONNECTIONS SECONDS OUT PREFIX [STOP_FILE]
+  timeout $(($3 + 40)) "$java17" -Xmx512m -cp "$classes" FaultLoad load "$1" "$2" "$3" "$pause_ms" "$4" "$5" ${6:+"$6"}
 }
 
 # ---- one fault: inject at `before`, end it, keep loading for `after` ---------------------------------
@@ -135,14 +135,14 @@ inject() {   # FAULT TARGET DIR
       dd if=/dev/zero of="$mounted/filler" bs=64k 2>/dev/null || true
       sleep "$fault_s"; rm -f "$mounted/filler" ;;
     fds)
-      # Idle connections first (they compile, connect, and are accepted), then the soft limit
-      # lowered to what the proxy then holds plus 2: the limit is reached, not just near. Only the
-      # soft limit moves (a hard limit once lowered needs a capability to raise again).
+      # The soft limit lowered to what the proxy holds plus 2, then idle connections opened: the few
+      # it can still accept take the last descriptors, the rest wait in its listen queue (the limit
+      # reached, with clients waiting). The holder compiles first, so it waits for the signal. Only
+      # the soft limit moves (a hard limit once lowered needs a capability to raise again).
       local limited=0 hard held=$dir/fds/held.txt
-      timeout $((fault_s + 90)) "$java17" "$here/FaultLoad.java" hold "${PORT[$t]}" 64 $((fault_s + 60)) "$held" >/dev/null 2>&1 &
+      timeout $((fault_s + 90)) "$java17" -cp "$classes" FaultLoad hold "${PORT[$t]}" 64 $((fault_s + 60)) "$held" "$held.go" >/dev/null 2>&1 &
       bg_pids+=($!)
       for _ in $(seq 1 300); do [ -f "$held" ] && break; sleep 0.1; done
-      sleep 0.5   # the last connections accepted
       fault_start=$(now_ms)
       for p in $(gp_pids "$t" "$dir"); do
         soft=$(prlimit --pid "$p" --nofile --output SOFT --noheadings 2>/dev/null | tr -d ' ') || continue
@@ -150,6 +150,7 @@ inject() {   # FAULT TARGET DIR
         restore_limits+=("$p=$soft:$hard")
         prlimit --pid "$p" --nofile="$(($(fd_count "$p") + 2)):$hard" && limited=$((limited + 1))
       done
+      touch "$held.go"
       sleep "$fault_s"
       for p in ${restore_limits[@]+"${restore_limits[@]}"}; do prlimit --pid "${p%%=*}" --nofile="${p#*=}" || true; done
       restore_limits=()
@@ -162,7 +163,7 @@ inject() {   # FAULT TARGET DIR
       fault_start=$(cat "$dir/burst.tsv.started")
       note=$(awk '{ n++; if ($6 != "ok") ko++; if ($6 ~ /^wrong/) w++ } END { printf "burst requests %d, failed %d, wrong %d", n, ko, w }' "$dir/burst.tsv") ;;
     hog)
-      timeout $((fault_s + 60)) "$java17" "$here/FaultLoad.java" hog "${PORT[$t]}" "$hog_size" "$fault_s" "$dir/hog.txt" &
+      timeout $((fault_s + 60)) "$java17" -cp "$classes" FaultLoad hog "${PORT[$t]}" "$hog_size" "$fault_s" "$dir/hog.txt" &
       bg_pids+=($!)
       sleep $((fault_s / 2))
       note="RSS mid-hog $(rss_kb $(gp_pids "$t" "$dir")) kB"
@@ -191,13 +192,10 @@ run_fault() {   # FAULT TARGET
   rss0=$(rss_kb $pids) fds0=$(fd_count $pids)
   # The proxy's own log (HAProxy's goes to the access log): lines it wrote from the fault to the end.
   case $t in kodiak) errlog=$out/$t/logs/kodiak.log ;; nginx) errlog=$out/$t/logs/error.log ;; *) errlog=/dev/null ;; esac
-  span=$((before + fault_s + after))
-  # The burst lasts 10 s once its own load has started, and the fd fault begins once its idle
-  # connections are open: both compile a program first, a few seconds more.
-  [ "$f" = burst ] && span=$((before + 10 + after + 5))
-  [ "$f" = fds ] || [ "$f" = hog ] && span=$((span + 5))
-  log "$t, $f: load ${span}s, fault at ${before}s"
-  load "${PORT[$t]}" "$connections" "$span" "$dir/requests.tsv" "$f" &
+  # The load stops `after` s after the fault's end (a stop file), at most after span s.
+  span=$((before + fault_s + after + 60))
+  log "$t, $f: ${before}s of load, the fault, ${after}s of load"
+  load "${PORT[$t]}" "$connections" "$span" "$dir/requests.tsv" "$f" "$dir/stop" &
   lpid=$!
   bg_pids+=("$lpid")
   for _ in $(seq 1 300); do [ -f "$dir/requests.tsv.started" ] || ! kill -0 "$lpid" 2>/dev/null && break; sleep 0.1; done
@@ -205,6 +203,8 @@ run_fault() {   # FAULT TARGET
   lines0=$(cat "$errlog" 2>/dev/null | wc -l) cpu0=$(cpu_ticks $pids)
   inject "$f" "$t" "$out/$t"
   cpu1=$(cpu_ticks $pids)
+  sleep "$after"
+  touch "$dir/stop"
   wait "$lpid" || true
   bg_pids=()
   # Connections the load closed are released, pooled upstream connections left idle expire
@@ -215,7 +215,7 @@ run_fault() {   # FAULT TARGET
   if [ -n "$pids" ] && curl -s -f -m 2 -o /dev/null -H 'X-Size: 10' -H 'X-Request-Id: alive' "http://127.0.0.1:${PORT[$t]}/r/alive"; then
     alive=1
   fi
-  "$java17" "$here/FaultLoad.java" summarize "$dir/requests.tsv" "$fault_start" "$fault_end" \
+  "$java17" -cp "$classes" FaultLoad summarize "$dir/requests.tsv" "$fault_start" "$fault_end" \
     target="$t" scenario="$f" rss_before_kb="$rss0" fds_before="$fds0" \
     rss_after_kb="$(rss_kb $pids)" fds_after="$(fd_count $pids)" alive="$alive" note="${note:-}" \
     cpu_during_pct=$(((cpu1 - cpu0) * 100 * 1000 / $(getconf CLK_TCK) / (fault_end - fault_start + 1))) \
@@ -224,6 +224,12 @@ run_fault() {   # FAULT TARGET
   log "$t, $f: $(tail -n 1 "$rows" | grep -oE '"(requests|ok|unexplained|recovery_ms)":[^,]*' | tr '\n' ' ')"
   bench_sample_load
 }
+
+# The server and the load compiled once (a single-file launch compiles at every start: seconds on a
+# busy machine, which would shift every fault's timing).
+classes=$out/classes
+javac=$(dirname "$(readlink -f "$java17")")/javac
+"$javac" -d "$classes" "$here/FaultStub.java" "$here/FaultLoad.java" || { echo "faults: javac failed" >&2; exit 1; }
 
 if [[ ,$targets, == *,kodiak,* ]]; then kodiak_build_if_stale "$root" "$out/logs/build.log" || exit 1; fi
 bench_begin "$out"

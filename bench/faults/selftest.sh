@@ -14,13 +14,14 @@ root=$(cd "$here/../.." && pwd)
 java17=$(daemon_java 17) || { echo "faults selftest: Java 17 not found" >&2; exit 1; }
 work=$(mktemp -d)
 port=19199
-trap 'daemon_stop server "$work/stub.pid" "FaultStub.java $port" 10 >/dev/null; rm -rf "$work"' EXIT
-daemon_start server "$work/stub.pid" "$work/stub.console.log" "FaultStub.java $port" 127.0.0.1 "$port" 60 -- \
-  "$java17" "$here/FaultStub.java" "$port" "$work/stub.log" s1
+trap 'daemon_stop server "$work/stub.pid" "FaultStub $port" 10 >/dev/null; rm -rf "$work"' EXIT
+"$(dirname "$(readlink -f "$java17")")/javac" -d "$work/classes" "$here/FaultStub.java" "$here/FaultLoad.java"
+daemon_start server "$work/stub.pid" "$work/stub.console.log" "FaultStub $port" 127.0.0.1 "$port" 60 -- \
+  "$java17" -cp "$work/classes" FaultStub "$port" "$work/stub.log" s1
 
 classes() {   # MODE: the classes of 2 s of load in that mode, "class count" lines
   curl -s -m 2 "http://127.0.0.1:$port/__fault/$1" >/dev/null
-  "$java17" "$here/FaultLoad.java" load "$port" 4 2 10 "$work/$1.tsv" "$1" >/dev/null
+  "$java17" -cp "$work/classes" FaultLoad load "$port" 4 2 10 "$work/$1.tsv" "$1" >/dev/null
   awk '{ print $6 }' "$work/$1.tsv" | sort | uniq -c | awk '{ print $2, $1 }' >"$work/$1.classes"
 }
 only() {   # MODE CLASS...: every request of MODE got one of CLASSes, and some got the first
