@@ -46,8 +46,8 @@ import java.util.TreeMap;
  *       has lowered the proxy's open-file limit), then opens up to N connections that send nothing,
  *       writes "held N connections" to READY and holds them for SECONDS. Beyond the few the proxy
  *       can still accept they wait in its listen queue: its limit is reached, with clients waiting.
- *   summarize REQUESTS FAULT_START FAULT_END KEY=VALUE...
- *       One JSON object (a results row) from a load's lines: counts, latency, failures by (method,
+ *   summarize REQUESTS[,REQUESTS...] FAULT_START FAULT_END KEY=VALUE...
+ *       One JSON object (a results row) from the lines of one load or more: counts, latency, failures by (method,
  *       status, class), the rate before the fault and the time from FAULT_END until the rate is back
  *       to 90 % of it over a 1 s window; KEY=VALUE pairs are added as fields (numbers, true/false and
  *       null typed, the rest text). The rule for which failures a fault explains is in explained().
@@ -112,6 +112,8 @@ public final class FaultLoad {
         final Random random;
         Socket socket;
         InputStream in;
+        /** Requests already answered on the current connection: tells a fresh connection's failure from a reused one's. */
+        int served;
 
         Client(int port, String name, StringBuilder lines) {
             this.port = port;
@@ -156,6 +158,7 @@ public final class FaultLoad {
                 // gone already
             }
             socket = null;
+            served = 0;
         }
 
         /** status, class, detail */
@@ -225,9 +228,10 @@ public final class FaultLoad {
             } catch (SocketTimeoutException e) {
                 throw new Failed("timeout", "no response head");
             } catch (EOFException e) {
-                throw new Failed(e.getMessage() == null ? "closed" : "bad-response", e.getMessage() == null ? "before response" : "partial head");
+                throw new Failed(e.getMessage() == null ? "closed" : "bad-response",
+                        (e.getMessage() == null ? "before response" : "partial head") + " (after " + served + " on the connection)");
             } catch (IOException e) {
-                throw new Failed("reset", "before response");
+                throw new Failed("reset", "before response (after " + served + " on the connection)");
             }
             String[] lines = head.split("\r\n");
             String[] statusLine = lines[0].split(" ");
@@ -318,6 +322,7 @@ public final class FaultLoad {
                     throw new Failed("truncated", how + " at " + got + " of " + expected);
                 }
             }
+            served++;
             if (close) {
                 close();
             }
@@ -483,10 +488,14 @@ public final class FaultLoad {
     }
 
     static String summarize(Path file, long faultStart, long faultEnd, String[] extra) throws IOException {
+        // Several loads' lines may be judged together (the burst's own requests with the steady ones'):
+        // FILE[,FILE...]
         List<String[]> all = new ArrayList<>();
-        for (String line : Files.readAllLines(file)) {
-            if (!line.isBlank()) {
-                all.add(line.split(" "));
+        for (String one : file.toString().split(",")) {
+            for (String line : Files.readAllLines(Path.of(one))) {
+                if (!line.isBlank()) {
+                    all.add(line.split(" "));
+                }
             }
         }
         String fault = "";

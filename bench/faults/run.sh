@@ -159,7 +159,8 @@ inject() {   # FAULT TARGET DIR
       unset 'bg_pids[-1]'
       note="limit lowered on $limited process(es), $(cat "$held" 2>/dev/null || echo 'none held')" ;;
     burst)
-      load "${PORT[$t]}" $((connections * 10)) 10 "$dir/burst.tsv" burst
+      # Its own id prefix: the steady load's ids begin with "burst" (the fault's name).
+      load "${PORT[$t]}" $((connections * 10)) 10 "$dir/burst.tsv" extra
       fault_start=$(cat "$dir/burst.tsv.started")
       note=$(awk '{ n++; if ($6 != "ok") ko++; if ($6 ~ /^wrong/) w++ } END { printf "burst requests %d, failed %d, wrong %d", n, ko, w }' "$dir/burst.tsv") ;;
     hog)
@@ -215,7 +216,10 @@ run_fault() {   # FAULT TARGET
   if [ -n "$pids" ] && curl -s -f -m 2 -o /dev/null -H 'X-Size: 10' -H 'X-Request-Id: alive' "http://127.0.0.1:${PORT[$t]}/r/alive"; then
     alive=1
   fi
-  "$java17" -cp "$classes" FaultLoad summarize "$dir/requests.tsv" "$fault_start" "$fault_end" \
+  # The burst's own requests are judged with the steady ones: a failure among them counts too.
+  local judged=$dir/requests.tsv
+  [ "$f" = burst ] && judged+=",$out/$t/burst.tsv"
+  "$java17" -cp "$classes" FaultLoad summarize "$judged" "$fault_start" "$fault_end" \
     target="$t" scenario="$f" rss_before_kb="$rss0" fds_before="$fds0" \
     rss_after_kb="$(rss_kb $pids)" fds_after="$(fd_count $pids)" alive="$alive" note="${note:-}" \
     cpu_during_pct=$(((cpu1 - cpu0) * 100 * 1000 / $(getconf CLK_TCK) / (fault_end - fault_start + 1))) \
