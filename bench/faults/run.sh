@@ -217,10 +217,11 @@ run_fault() {   # FAULT TARGET
     alive=1
   fi
   # The burst's own requests are judged with the steady ones: a failure among them counts too.
-  local judged=$dir/requests.tsv
+  local judged=$dir/requests.tsv stall
   [ "$f" = burst ] && judged+=",$out/$t/burst.tsv"
+  stall=$(cat "$dir/requests.tsv.stall" ${judged#*,}.stall 2>/dev/null | sort -n | tail -n 1)
   "$java17" -cp "$classes" FaultLoad summarize "$judged" "$fault_start" "$fault_end" \
-    target="$t" scenario="$f" rss_before_kb="$rss0" fds_before="$fds0" \
+    target="$t" scenario="$f" rss_before_kb="$rss0" fds_before="$fds0" load_stall_ms="${stall:-}" \
     rss_after_kb="$(rss_kb $pids)" fds_after="$(fd_count $pids)" alive="$alive" note="${note:-}" \
     cpu_during_pct=$(((cpu1 - cpu0) * 100 * 1000 / $(getconf CLK_TCK) / (fault_end - fault_start + 1))) \
     log_lines=$(($(cat "$errlog" 2>/dev/null | wc -l) - lines0)) >>"$rows"

@@ -6,8 +6,9 @@
 #   GP_SERVERS        "127.0.0.1:P1 127.0.0.1:P2 127.0.0.1:P3"
 #   GP_RESPONSE_S     upstream response timeout, whole seconds (Kodiak response-timeout, nginx
 #                     proxy_read_timeout, HAProxy timeout server)
-#   GP_IDLE_S         client-side idle/send timeout, whole seconds (Kodiak listener.idle-timeout,
-#                     nginx send_timeout/client_body_timeout/client_header_timeout, HAProxy timeout client)
+#   GP_IDLE_S         client-side idle/send timeout, whole seconds, keep-alive idle included (Kodiak
+#                     listener.idle-timeout; nginx send_timeout, client_body_timeout, client_header_timeout,
+#                     keepalive_timeout; HAProxy timeout client and http-keep-alive)
 #   GP_POOL_IDLE_S    how long an idle pooled upstream connection is kept, whole seconds (Kodiak
 #                     upstream.idle-timeout, nginx keepalive_timeout, HAProxy pool-purge-delay)
 #   GP_ACCESS_LOG     where the access log goes (a file; Kodiak's logs/access.log is linked to it)
@@ -53,7 +54,7 @@ CONF
         echo "http {"
         echo "  access_log $GP_ACCESS_LOG;"
         echo "  client_body_temp_path $dir/tmp; proxy_temp_path $dir/tmp; fastcgi_temp_path $dir/tmp; uwsgi_temp_path $dir/tmp; scgi_temp_path $dir/tmp;"
-        echo "  send_timeout ${GP_IDLE_S}s; client_body_timeout ${GP_IDLE_S}s; client_header_timeout ${GP_IDLE_S}s; client_max_body_size 10m;"
+        echo "  send_timeout ${GP_IDLE_S}s; client_body_timeout ${GP_IDLE_S}s; client_header_timeout ${GP_IDLE_S}s; keepalive_timeout ${GP_IDLE_S}s; client_max_body_size 10m;"
         echo "  upstream faults {"
         for s in $GP_SERVERS; do echo "    server $s max_fails=1 fail_timeout=5s;"; done
         echo "    keepalive 64; keepalive_timeout ${GP_POOL_IDLE_S}s;"
@@ -75,7 +76,7 @@ CONF
       {
         printf 'global\n  maxconn 8000\n  nbthread 2\n  log stdout format raw local0 info\n'
         printf 'defaults\n  mode http\n  log global\n  option httplog\n  timeout connect 2s\n'
-        printf '  timeout client %ss\n  timeout server %ss\n  timeout http-keep-alive 60s\n' "$GP_IDLE_S" "$GP_RESPONSE_S"
+        printf '  timeout client %ss\n  timeout server %ss\n  timeout http-keep-alive %ss\n' "$GP_IDLE_S" "$GP_RESPONSE_S" "$GP_IDLE_S"
         printf '  option http-keep-alive\n  option redispatch\n  retries 2\n'
         printf '  retry-on conn-failure empty-response junk-response response-timeout 502 503 504\n'
         printf 'frontend fe\n  bind 127.0.0.1:%s\n  default_backend be\n' "$port"
