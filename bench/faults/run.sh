@@ -12,13 +12,17 @@
 #   reset    that server sends half of each body then resets the connection (RST)
 #   garbage  that server answers bytes that are not HTTP
 #   disk     the access log's disk (a 32 MiB tmpfs) filled up, the filler deleted at the end
-#   fds      the proxy's open-file limit (soft) lowered to what it holds plus 8, restored at the end
-#   burst    a second load with 10x the connections for 10 s (both --quick and not)
+#   fds      the proxy's open-file limit (soft) lowered to what it holds plus 2, then 64 idle
+#            connections opened (most wait in its listen queue), the limit restored at the end
+#   burst    a second load with 10x the connections for 10 s (both --quick and not; its requests
+#            are judged in the burst row too)
 #   hog      a client asks for 100 MiB and never reads (the fault ends when its connection ends)
 # Per fault and proxy (report.md, report.html, results.json in target/bench/faults-<timestamp>/):
 # requests, ok, failures by (method, status, class), wrong answers, the failures the fault does not
 # explain (docs/faults.md), the time from the fault's end until the rate is back to 90 % of before,
-# and the proxy's RSS and open files before and after (leak check), and whether it still answers.
+# the proxy's RSS and open files before and after (leak check), its CPU and own log lines during the
+# fault, whether it still answers, and the load generator's own longest stall. bench/faults/selftest.sh
+# checks the judge itself against the server's deliberate wrong answers.
 # --quick: 4 s before, 6 s of fault, 6 s after. Otherwise 10, 10, 15.
 # Ports 19101-19103 (proxies), 19111-19113 (servers), 19181 (Kodiak admin). Needs root (tmpfs, prlimit).
 # Bounded: every load stops by itself; everything started is stopped by pid, the tmpfs unmounted, also on errors.
