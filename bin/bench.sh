@@ -7,6 +7,8 @@
 #   tls       TLS against nginx: keep-alive CPU per request, full handshakes, TLS to the backend too (bench/tls/run.sh)
 #   reload    a configuration reload every second under load: Kodiak, nginx, HAProxy (bench/reload/run.sh)
 #   scaleout  two Kodiak instances behind HAProxy in TCP mode, health from /health (bench/scaleout/run.sh)
+#   faults    faults injected under load (upstream kill, stop, reset, garbage; disk full, fd limit, burst, a client
+#             that never reads): Kodiak, nginx, HAProxy, every answer verified (bench/faults/run.sh)
 #   h2        HTTP/2 with h2load: Kodiak, nginx, HAProxy terminating h2c (or h2 over TLS) to one HTTP/1.1 backend, or an h2c
 #             one (--backend h2c), or gRPC unary calls to a grpc-java server, also direct (--grpc) (bench/h2/run.sh)
 #   soak      an hour (--minutes N) of mixed load with reloads and a server killed every five minutes; heap, memory,
@@ -22,6 +24,7 @@ usage() {
   echo "       bin/bench.sh failover [--quick] [--rounds N] [--targets kodiak,nginx,haproxy] [--connections N]" >&2
   echo "       bin/bench.sh reload [--quick] [--rounds N] [--reloads N] [--targets kodiak,nginx,haproxy] [--connections N]" >&2
   echo "       bin/bench.sh scaleout [--quick] [--rounds N] [--connections N] [--seconds N]" >&2
+  echo "       bin/bench.sh faults [--quick] [--targets kodiak,nginx,haproxy] [--faults kill,stop,reset,garbage,disk,fds,burst,hog] [--connections N]" >&2
   echo "       bin/bench.sh h2 [--quick] [--rounds N] [--seconds N] [--targets kodiak,nginx,haproxy,direct] [--tls] [--backend http1|h2c] [--grpc]" >&2
   echo "       bin/bench.sh soak [--minutes N] [--quick] [--check] [--rate auto|N]" >&2
   echo "       bin/bench.sh SUBCOMMAND --compare A/results.json B/results.json   two runs side by side" >&2
@@ -60,6 +63,7 @@ case $command in
   tls) exec "$root/bench/tls/run.sh" "$@" ;;
   reload) exec "$root/bench/reload/run.sh" "$@" ;;
   scaleout) exec "$root/bench/scaleout/run.sh" "$@" ;;
+  faults) exec "$root/bench/faults/run.sh" "$@" ;;
   h2) exec "$root/bench/h2/run.sh" "$@" ;;
   soak) exec "$root/bench/soak/run.sh" "$@" ;;
   -h|--help|help) usage; exit 0 ;;

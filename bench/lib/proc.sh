@@ -21,3 +21,23 @@ machine_ticks() {
   read -r _cpu user nice system idle iowait irq softirq steal _rest </proc/stat
   echo "$((user + nice + system + irq + softirq)) $((user + nice + system + idle + iowait + irq + softirq + steal))"
 }
+
+# Resident memory (kB) and open files of processes, summed, for the benches that check a daemon leaks
+# nothing (faults). Processes that are gone count as 0.
+rss_kb() {
+  local pid total=0 kb
+  for pid in "$@"; do
+    kb=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null) || kb=0
+    total=$((total + ${kb:-0}))
+  done
+  echo "$total"
+}
+
+fd_count() {
+  local pid total=0 n
+  for pid in "$@"; do
+    n=$(find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l) || n=0
+    total=$((total + n))
+  done
+  echo "$total"
+}

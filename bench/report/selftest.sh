@@ -59,7 +59,7 @@ check "compare refuses a run of another bench" bash -c "! report_tool compare '$
 for spec in "$root"/bench/*/report.json; do
   bench=$(basename "$(dirname "$spec")")
   rows=()
-  for tsv in "$here/src/test/resources/fixtures/$bench.tsv" "$here/src/test/resources/fixtures/$bench"-*.tsv; do
+  for tsv in "$here/src/test/resources/fixtures/$bench".{tsv,jsonl} "$here/src/test/resources/fixtures/$bench"-*.{tsv,jsonl}; do
     [ -f "$tsv" ] && rows+=(--rows "$tsv")
   done
   report_tool results --bench "$bench" --spec "$spec" --out "$work/$bench/results.json" --command "bin/bench.sh $bench (fixture)" \

@@ -18,7 +18,8 @@ import java.util.Map;
  * <pre>
  *   results  --bench NAME --spec bench/NAME/report.json --out DIR/results.json --command "..." --started ISO
  *            [--load-before X] [--load-samples FILE] [--repo DIR] [--version NAME=TEXT]... [--param KEY=VALUE]...
- *            --rows FILE.tsv...            the bench's measurements (a TSV whose first line names the fields)
+ *            --rows FILE.tsv...            the bench's measurements (a TSV whose first line names the fields,
+ *                                          or FILE.jsonl: one JSON object per row, fields by name)
  *            [--meta-from OLD/results.json]  keep that file's meta instead (results remade from a run's TSV)
  *   render   --results DIR/results.json [--out-dir DIR]        report.md and report.html beside it
  *   compare  A/results.json B/results.json --out-dir DIR [--label-a A] [--label-b B] [--bench NAME]
@@ -87,8 +88,9 @@ public final class Main {
         }
         JsonNode report = ResultsFile.JSON.readTree(Path.of(o.one("spec")).toFile());
         List<ObjectNode> measured = new ArrayList<>();
-        for (String tsv : o.all("rows")) {
-            measured.addAll(TsvRows.read(Path.of(tsv)));
+        for (String file : o.all("rows")) {
+            Path path = Path.of(file);
+            measured.addAll(JsonRows.handles(path) ? JsonRows.read(path) : TsvRows.read(path));
         }
         Derivations.apply(report.get("derive"), measured);
         Trends.apply(report.get("trends"), measured);

@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every bench's report spec (bench/NAME/report.json) against a fixture of the measurements its script
- * writes (src/test/resources/fixtures/NAME.tsv, or NAME-*.tsv when it writes several): the results are
+ * writes (src/test/resources/fixtures/NAME.tsv or NAME.jsonl, or NAME-*.tsv when it writes several): the results are
  * written as the script's bench_report writes them (schema-validated), and the page they make is worth
  * reading, that is, a spec names no field, target or value the rows do not have. A typo there would
  * otherwise show up as an empty column or a check judging nothing, only after a bench had run for minutes.
@@ -80,7 +80,8 @@ class BenchSpecsTest {
         try (Stream<Path> files = Files.list(FIXTURES)) {
             List<Path> found = files.filter(f -> {
                 String name = f.getFileName().toString();
-                return name.equals(bench + ".tsv") || name.startsWith(bench + "-") && name.endsWith(".tsv");
+                return name.equals(bench + ".tsv") || name.equals(bench + ".jsonl")
+                        || name.startsWith(bench + "-") && (name.endsWith(".tsv") || name.endsWith(".jsonl"));
             }).sorted().toList();
             assertFalse(found.isEmpty(), "bench/" + bench + "/report.json has no fixture: add " + FIXTURES.resolve(bench + ".tsv")
                     + ", rows as bench/" + bench + "/run.sh writes them");
