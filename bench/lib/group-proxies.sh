@@ -31,7 +31,7 @@ proxy {
     servers = [ ${list%, } ]
     passive { max-fails = 1, fail-timeout = 5s }
     health-check { path = "/health", interval = 1s, timeout = 500ms, rise = 2, fall = 2 }
-    retry { attempts = 3, on = ["connect-failure", "reset", "timeout", "502", "503", "504"], budget = 20% }
+    retry { attempts = 3, on = ["connect-failure", "reset", "timeout", "invalid-response", "502", "503", "504"], budget = 20% }
   }
   routes = [ { prefix = "/", upstream = "http://faults/" } ]
   upstream { connect-timeout = 2s, response-timeout = ${GP_RESPONSE_S}s, idle-timeout = ${GP_POOL_IDLE_S}s }

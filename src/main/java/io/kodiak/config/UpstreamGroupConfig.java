@@ -136,6 +136,8 @@ public record UpstreamGroupConfig(String name, List<Server> servers, Balance bal
         RESET("reset"),
         /** No response head within response-timeout. */
         TIMEOUT("timeout"),
+        /** A response head that breaks HTTP/1.1's rules (garbage, a malformed status line or field), nothing of it relayed. */
+        INVALID_RESPONSE("invalid-response"),
         STATUS_502("502"),
         STATUS_503("503"),
         STATUS_504("504");

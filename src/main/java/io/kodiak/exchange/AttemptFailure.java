@@ -55,11 +55,14 @@ record AttemptFailure(ProxyError error, RetryOn retryOn, String verdict, String 
 
     /**
      * The connection closed under the exchange: before any response byte, in the middle of the
-     * response head, or in the body (then the response has begun: neither retried nor a health verdict).
+     * response head, or in the body. In the body the response has begun, so it is not retried, but
+     * it counts against the server's passive health: a server that cuts its responses short stays
+     * in rotation otherwise, as long as its health checks pass (found by bin/bench.sh faults).
      */
     static AttemptFailure closed(boolean responseBegun, boolean headBegun) {
         if (responseBegun) {
-            return new AttemptFailure(ProxyError.UPSTREAM_CLOSED, null, null, "closed in the middle of the response body");
+            return new AttemptFailure(ProxyError.UPSTREAM_CLOSED, null, "a reset in the middle of the response body",
+                    "closed in the middle of the response body");
         }
         return headBegun
                 ? new AttemptFailure(ProxyError.UPSTREAM_CLOSED, RetryOn.RESET, "a reset in the middle of the response head",
@@ -73,9 +76,13 @@ record AttemptFailure(ProxyError error, RetryOn retryOn, String verdict, String 
         return new AttemptFailure(ProxyError.RETRY_EXHAUSTED, condition, "status " + status, "status " + status);
     }
 
-    /** The response broke the rules; the connection is being closed. */
+    /**
+     * The response broke the rules; the connection is being closed. Retried under
+     * {@code invalid-response} while nothing of the answer reached the client (a broken head).
+     */
     static AttemptFailure invalid(String violation) {
-        return new AttemptFailure(ProxyError.INVALID_RESPONSE, null, "an invalid response", "invalid response (" + violation + ")");
+        return new AttemptFailure(ProxyError.INVALID_RESPONSE, RetryOn.INVALID_RESPONSE, "an invalid response",
+                "invalid response (" + violation + ")");
     }
 
     /**

@@ -2,6 +2,11 @@ package io.kodiak.log;
 
 import ch.qos.logback.core.rolling.RollingFileAppender;
 import ch.qos.logback.core.util.Duration;
+import ch.qos.logback.core.recovery.RecoveryListener;
+import ch.qos.logback.core.recovery.ResilientOutputStreamBase;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.concurrent.Executors;
@@ -22,6 +27,7 @@ import java.util.concurrent.TimeUnit;
  * never interleaves with a line being written or a rollover swapping the file.
  */
 public class BufferedRollingFileAppender<E> extends RollingFileAppender<E> {
+    private static final Logger LOG = LoggerFactory.getLogger(BufferedRollingFileAppender.class);
     /** How the periodic flush is run: on a daemon thread of its own; tests run the ticks themselves. */
     interface FlushTimer {
         /** Runs {@code flush} every {@code millis}, the first time one interval from now; the result stops it. */
@@ -77,6 +83,31 @@ public class BufferedRollingFileAppender<E> extends RollingFileAppender<E> {
             stopFlusher = null;
         }
         super.stop(); // closes the stream, which writes what the buffer still holds
+    }
+
+    /**
+     * Logback retries a file it failed to write (a full disk) on its own, with a growing back-off,
+     * and drops the lines meanwhile; it tells only its internal status list, which nothing prints.
+     * The application log says it instead, once when writing starts to fail and once when it
+     * works again, as nginx logs its failed write()s.
+     */
+    @Override
+    public void setOutputStream(OutputStream outputStream) {
+        super.setOutputStream(outputStream);
+        if (outputStream instanceof ResilientOutputStreamBase resilient) {
+            resilient.addRecoveryListener(new RecoveryListener() {
+                @Override
+                public void newFailure(IOException e) {
+                    LOG.warn("{}: writing {} failed ({}): its lines are dropped until it can be written again"
+                            + " (retried on its own)", getName(), getFile(), e.getMessage());
+                }
+
+                @Override
+                public void recoveryOccured() {
+                    LOG.info("{}: writing {} works again", getName(), getFile());
+                }
+            });
+        }
     }
 
     /** Writes the buffered lines to the file now. */

@@ -47,8 +47,8 @@ class AttemptFailureTest {
         assertEquals(RetryOn.RESET, inHead.retryOn());
         assertEquals("closed in the middle of the response head", inHead.detail());
         AttemptFailure inBody = AttemptFailure.closed(true, false);
-        assertNull(inBody.retryOn());
-        assertNull(inBody.verdict());
+        assertNull(inBody.retryOn(), "an answer begun is never retried");
+        assertEquals("a reset in the middle of the response body", inBody.verdict(), "but it counts against the server");
         assertEquals("closed in the middle of the response body", inBody.detail());
     }
 
@@ -68,7 +68,7 @@ class AttemptFailureTest {
         assertEquals("status 503", status.verdict());
         AttemptFailure invalid = AttemptFailure.invalid("a bare CR");
         assertEquals(ProxyError.INVALID_RESPONSE, invalid.error());
-        assertNull(invalid.retryOn());
+        assertEquals(RetryOn.INVALID_RESPONSE, invalid.retryOn());
         assertEquals("invalid response (a bare CR)", invalid.detail());
         SSLHandshakeException handshake = new SSLHandshakeException("handshake failed");
         handshake.initCause(new CertificateException("no name matching a"));

@@ -67,6 +67,59 @@ class BufferedRollingFileAppenderTest {
         return appender;
     }
 
+    /**
+     * A write that fails (/dev/full answers every write with ENOSPC, as a full disk does) is said
+     * in the application log, once for the failure, not once per line dropped.
+     */
+    @Test
+    void aFailedWriteIsSaidOnceInTheApplicationLog() {
+        ch.qos.logback.classic.Logger own =
+                (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(BufferedRollingFileAppender.class);
+        ch.qos.logback.core.read.ListAppender<ILoggingEvent> said = new ch.qos.logback.core.read.ListAppender<>();
+        said.start();
+        own.addAppender(said);
+        try {
+            appender = new BufferedRollingFileAppender<>();
+            appender.setContext(context);
+            appender.setName("ACCESS");
+            appender.setFile("/dev/full");
+            appender.setBufferSize(FileSize.valueOf("1 KB"));
+            // Rolled by size only: a time-based policy takes /dev/full's old date for a period past
+            // and copies the device, endless zeros, into an archive.
+            ch.qos.logback.core.rolling.FixedWindowRollingPolicy rolling = new ch.qos.logback.core.rolling.FixedWindowRollingPolicy();
+            rolling.setContext(context);
+            rolling.setParent(appender);
+            rolling.setFileNamePattern(dir.resolve("access.%i.log").toString());
+            rolling.start();
+            ch.qos.logback.core.rolling.SizeBasedTriggeringPolicy<ILoggingEvent> never = new ch.qos.logback.core.rolling.SizeBasedTriggeringPolicy<>();
+            never.setContext(context);
+            never.setMaxFileSize(FileSize.valueOf("1 GB"));
+            never.start();
+            appender.setRollingPolicy(rolling);
+            appender.setTriggeringPolicy(never);
+            PatternLayoutEncoder encoder = new PatternLayoutEncoder();
+            encoder.setContext(context);
+            encoder.setPattern("%msg%n");
+            encoder.start();
+            appender.setEncoder(encoder);
+            appender.start();
+            assertTrue(appender.isStarted(), () -> context.getStatusManager().getCopyOfStatusList().toString());
+            logger = context.getLogger("kodiak.access");
+            logger.setAdditive(false);
+            logger.addAppender(appender);
+            for (int i = 0; i < 50; i++) {
+                log("line " + i + " " + "x".repeat(200));
+            }
+            List<ILoggingEvent> warnings = said.list.stream()
+                    .filter(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN).toList();
+            assertEquals(1, warnings.size(), () -> said.list.toString());
+            assertTrue(warnings.get(0).getFormattedMessage().contains("/dev/full"), warnings.get(0).getFormattedMessage());
+            assertTrue(warnings.get(0).getFormattedMessage().contains("dropped"), warnings.get(0).getFormattedMessage());
+        } finally {
+            own.detachAppender(said);
+        }
+    }
+
     @AfterEach
     void stop() {
         if (appender != null) {
