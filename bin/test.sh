@@ -11,6 +11,9 @@
 #      Chromium, and the argument handling of its scripts, with no load
 #   6. the bundled experiment: its report path's self-test (bench/report on Gatling fixtures), then
 #      a --quick Gatling run of the stub and Kodiak that fails when any request fails
+#   7. the soak, 2 minutes (bin/bench.sh soak --minutes 2 --check): every kind of traffic, reloads and a
+#      server killed and restarted; fails on any failed request the kill does not explain, or when
+#      Kodiak exits or stops answering. The hour-long run and its slopes: docs/soak.md
 # Maven fetches everything it needs from Maven Central on a fresh machine.
 set -euo pipefail
 root=$(cd -P "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
@@ -49,5 +52,8 @@ bench/gatling/selftest.sh
 
 step "experiment smoke: bin/bench.sh gatling --quick --targets stub,kodiak --fail-on-ko"
 bin/bench.sh gatling --quick --targets stub,kodiak --fail-on-ko
+
+step "soak: bin/bench.sh soak --minutes 2 --check"
+bin/bench.sh soak --minutes 2 --check
 
 step "all tests passed"

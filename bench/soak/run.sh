@@ -84,8 +84,10 @@ log() { echo "[soak $(date -u +%H:%M:%S)] $*"; }
 now_ms() { date +%s%3N; }
 event() { printf '%s\t%s\t%s\n' "$(now_ms)" "$1" "${2:-}" >>"$out/events.tsv"; }
 
-port=19201 tls_port=19202 admin_port=19281 ws_port=19221 grpc_port=19231
-http_ports=(19211 19212 19213)
+# SOAK_PORT_BASE (default 19200) moves every port together, so that two soaks can run at once.
+base=${SOAK_PORT_BASE:-19200}
+port=$((base + 1)) tls_port=$((base + 2)) admin_port=$((base + 81)) ws_port=$((base + 21)) grpc_port=$((base + 31))
+http_ports=($((base + 11)) $((base + 12)) $((base + 13)))
 victim=1   # index into http_ports: the server killed and restarted
 
 # ---- everything started is recorded here and stopped by pid on exit -----------------------------
