@@ -32,7 +32,7 @@ final class ProxyGauges {
                 .description("Times accepting paused because the client connection limit was reached")
                 .register(registry);
         FunctionCounter.builder("kodiak.listener.accept.failures", kodiak, k -> k.listener().acceptFailures())
-                .description("Accepts that failed (the open-file limit reached): each pauses accepting for 100 ms")
+                .description("Accepts that failed (the open-file limit reached): each pauses accepting for 100 ms or more (the timer's next tick)")
                 .register(registry);
         Gauge.builder("kodiak.write.queues", kodiak, k -> k.services().writeQueues().held())
                 .description("Bytes written by exchanges and not yet taken by the kernel, all connections together")

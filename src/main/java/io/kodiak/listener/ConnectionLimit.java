@@ -38,7 +38,10 @@ import java.util.concurrent.atomic.AtomicLong;
 final class ConnectionLimit extends ConnectionProbe.Adapter implements CloseListener<Closeable, ICloseType> {
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionLimit.class);
     private static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
-    /** How long accepting pauses after a failed accept: short, since descriptors free up as exchanges end. */
+    /**
+     * How long accepting pauses after a failed accept, at least: short, since descriptors free up
+     * as exchanges end. It resumes at the shared timer's next tick after that (within 350 ms).
+     */
     static final long BACK_OFF_MILLIS = 100;
 
     private final int max;
@@ -174,7 +177,7 @@ final class ConnectionLimit extends ConnectionProbe.Adapter implements CloseList
             return;
         }
         long total = acceptFailures.get();
-        LOG.warn("accepting a client connection failed ({}): accepting pauses for {} ms each time, new clients"
+        LOG.warn("accepting a client connection failed ({}): accepting pauses for {} ms or more each time, new clients"
                         + " wait in the listen queue ({} failed accepts since the last such message)",
                 error.getMessage(), BACK_OFF_MILLIS, total - failuresAtLastLog);
         lastFailureLogNanos = now;

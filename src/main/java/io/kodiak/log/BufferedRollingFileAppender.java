@@ -7,6 +7,7 @@ import ch.qos.logback.core.recovery.ResilientOutputStreamBase;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.concurrent.Executors;
@@ -28,6 +29,12 @@ import java.util.concurrent.TimeUnit;
  */
 public class BufferedRollingFileAppender<E> extends RollingFileAppender<E> {
     private static final Logger LOG = LoggerFactory.getLogger(BufferedRollingFileAppender.class);
+    /** Writing fails (said once in the application log); guarded by the stream lock, as the next two. */
+    private boolean failing;
+    /** Failures logback reported, to tell whether a flush failed. */
+    private long failures;
+    /** The file's length when writing started to fail: once it changes, bytes reach the file again. */
+    private long sizeAtFailure;
     /** How the periodic flush is run: on a daemon thread of its own; tests run the ticks themselves. */
     interface FlushTimer {
         /** Runs {@code flush} every {@code millis}, the first time one interval from now; the result stops it. */
@@ -89,7 +96,9 @@ public class BufferedRollingFileAppender<E> extends RollingFileAppender<E> {
      * Logback retries a file it failed to write (a full disk) on its own, with a growing back-off,
      * and drops the lines meanwhile; it tells only its internal status list, which nothing prints.
      * The application log says it instead, once when writing starts to fail and once when it
-     * works again, as nginx logs its failed write()s.
+     * works again, as nginx logs its failed write()s. Logback's own "recovered" comes as soon as a
+     * reopened file takes a line into its buffer, before anything reached the disk, so it is not
+     * believed: writing works again when a flush of ours fails no more and the file has grown.
      */
     @Override
     public void setOutputStream(OutputStream outputStream) {
@@ -98,13 +107,19 @@ public class BufferedRollingFileAppender<E> extends RollingFileAppender<E> {
             resilient.addRecoveryListener(new RecoveryListener() {
                 @Override
                 public void newFailure(IOException e) {
-                    LOG.warn("{}: writing {} failed ({}): its lines are dropped until it can be written again"
-                            + " (retried on its own)", getName(), getFile(), e.getMessage());
+                    // Under the stream lock: logback fails inside a write or a flush, both of which hold it.
+                    failures++;
+                    if (!failing) {
+                        failing = true;
+                        sizeAtFailure = new File(getFile()).length();
+                        LOG.warn("{}: writing {} failed ({}): its lines are dropped until it can be written again"
+                                + " (retried on its own)", getName(), getFile(), e.getMessage());
+                    }
                 }
 
                 @Override
                 public void recoveryOccured() {
-                    LOG.info("{}: writing {} works again", getName(), getFile());
+                    // Said by flush() instead, once bytes reached the file.
                 }
             });
         }
@@ -116,7 +131,12 @@ public class BufferedRollingFileAppender<E> extends RollingFileAppender<E> {
         try {
             OutputStream out = getOutputStream();
             if (out != null && isStarted()) {
+                long before = failures;
                 out.flush();
+                if (failing && failures == before && new File(getFile()).length() != sizeAtFailure) {
+                    failing = false;
+                    LOG.info("{}: writing {} works again", getName(), getFile());
+                }
             }
         } catch (IOException e) {
             addError("flushing " + getFile() + " failed", e);

@@ -64,7 +64,8 @@ public final class ProxyHeaderParser {
 
     private static Parsed v1(byte[] bytes, int length) throws ProxyHeaderRefused {
         int end = -1;
-        for (int i = V1_PREFIX.length; i < Math.min(length, MAX_V1); i++) {
+        // The CR at index MAX_V1 - 2 at the latest: the line, CRLF included, is at most MAX_V1 bytes.
+        for (int i = V1_PREFIX.length; i < Math.min(length, MAX_V1 - 1); i++) {
             byte b = bytes[i];
             if (b == '\r') {
                 if (i + 1 >= length) {
@@ -81,7 +82,7 @@ public final class ProxyHeaderParser {
             }
         }
         if (end < 0) {
-            if (length >= MAX_V1) {
+            if (length >= MAX_V1 - 1) {
                 throw new ProxyHeaderRefused(Reason.OVERSIZED, "v1 line longer than " + MAX_V1 + " bytes");
             }
             return null;

@@ -3,6 +3,8 @@ package io.kodiak.proxyprotocol;
 import io.kodiak.config.ProxyProtocolVersion;
 
 import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 
@@ -36,8 +38,17 @@ public final class ProxyHeaderWriter {
         InetSocketAddress source = origin.source();
         InetSocketAddress destination = origin.destination();
         String family = source.getAddress() instanceof Inet4Address ? "TCP4" : "TCP6";
-        return ("PROXY " + family + ' ' + source.getAddress().getHostAddress() + ' ' + destination.getAddress().getHostAddress()
+        return ("PROXY " + family + ' ' + literal(source.getAddress()) + ' ' + literal(destination.getAddress())
                 + ' ' + source.getPort() + ' ' + destination.getPort() + "\r\n").getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** The address as v1 writes it: a link-local IPv6 address without its scope ("%eth0" is no part of the format). */
+    private static String literal(InetAddress address) {
+        try {
+            return InetAddress.getByAddress(address.getAddress()).getHostAddress();
+        } catch (UnknownHostException impossible) {
+            throw new IllegalStateException(impossible);
+        }
     }
 
     private static byte[] v2(ProxyHeader origin) {

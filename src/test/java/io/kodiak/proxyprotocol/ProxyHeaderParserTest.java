@@ -94,6 +94,15 @@ class ProxyHeaderParserTest {
     }
 
     @Test
+    void aV1LineOfExactlyTheLongestLengthIsTakenAndOneByteMoreIsNot() throws Exception {
+        String longest = "PROXY UNKNOWN " + "x".repeat(ProxyHeaderParser.MAX_V1 - 16) + "\r\n";
+        assertEquals(ProxyHeaderParser.MAX_V1, longest.length());
+        assertEquals(ProxyHeaderParser.MAX_V1, parse(ascii(longest)).length());
+        String over = "PROXY UNKNOWN " + "x".repeat(ProxyHeaderParser.MAX_V1 - 15) + "\r\n";
+        assertEquals(Reason.OVERSIZED, assertThrows(ProxyHeaderRefused.class, () -> parse(ascii(over))).reason());
+    }
+
+    @Test
     void v2ProxyOverIpv4AndIpv6WithTlvsSkipped() throws Exception {
         byte[] tlv = {0x04, 0x00, 0x03, 'a', 'b', 'c'};  // PP2_TYPE_NOOP
         byte[] four = v2(0x21, 0x11, ipv4Body(), tlv);

@@ -31,6 +31,16 @@ class ProxyHeaderWriterTest {
     }
 
     @Test
+    void aLinkLocalClientsScopeIsLeftOutOfV1() throws Exception {
+        java.net.Inet6Address scoped = java.net.Inet6Address.getByAddress(null,
+                java.net.InetAddress.getByName("fe80::1").getAddress(), 1);
+        ProxyHeader origin = new ProxyHeader(new InetSocketAddress(scoped, 40000), new InetSocketAddress("fe80::2", 443));
+        byte[] bytes = ProxyHeaderWriter.write(ProxyProtocolVersion.V1, origin);
+        assertFalse(new String(bytes, StandardCharsets.US_ASCII).contains("%"));
+        assertEquals(40000, ProxyHeaderParser.parse(bytes, bytes.length).header().source().getPort());
+    }
+
+    @Test
     void aConnectionForNoClientSaysSo() throws Exception {
         assertEquals("PROXY UNKNOWN\r\n",
                 new String(ProxyHeaderWriter.write(ProxyProtocolVersion.V1, ProxyHeader.LOCAL), StandardCharsets.US_ASCII));
