@@ -54,6 +54,11 @@ class BufferedRollingFileAppenderTest {
         rolling.setFileNamePattern(dir.resolve("access.%d{yyyy-MM-dd}.log").toString());
         rolling.start();
         appender.setRollingPolicy(rolling);
+        return started();
+    }
+
+    /** The appender, set up so far, with its encoder, started, and the access logger writing to it. */
+    private BufferedRollingFileAppender<ILoggingEvent> started() {
         PatternLayoutEncoder encoder = new PatternLayoutEncoder();
         encoder.setContext(context);
         encoder.setPattern("%msg%n");
@@ -97,16 +102,7 @@ class BufferedRollingFileAppenderTest {
             never.start();
             appender.setRollingPolicy(rolling);
             appender.setTriggeringPolicy(never);
-            PatternLayoutEncoder encoder = new PatternLayoutEncoder();
-            encoder.setContext(context);
-            encoder.setPattern("%msg%n");
-            encoder.start();
-            appender.setEncoder(encoder);
-            appender.start();
-            assertTrue(appender.isStarted(), () -> context.getStatusManager().getCopyOfStatusList().toString());
-            logger = context.getLogger("kodiak.access");
-            logger.setAdditive(false);
-            logger.addAppender(appender);
+            started();
             for (int round = 0; round < 6; round++) {
                 for (int i = 0; i < 50; i++) {
                     log("line " + i + " " + "x".repeat(200));
