@@ -184,7 +184,7 @@ public final class FaultLoad {
 
         /** status, class, detail */
         String[] exchange(String id, boolean post) throws Failed {
-            long seed = seed(id);
+            long seed = FaultStub.seed(id);
             int size = SIZES[random.nextInt(SIZES.length)];
             boolean chunked = random.nextBoolean();
             int streamMs = random.nextInt(4) == 0 ? 200 : 0;
@@ -222,7 +222,7 @@ public final class FaultLoad {
                 if (post && bodySize > 0) {
                     byte[] body = new byte[bodySize];
                     for (int k = 0; k < bodySize; k++) {
-                        body[k] = body(seed, k);
+                        body[k] = FaultStub.body(seed, k);
                     }
                     if (bodyChunked) {
                         out.write((Integer.toHexString(bodySize) + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
@@ -309,7 +309,7 @@ public final class FaultLoad {
                             if (b < 0) {
                                 throw new EOFException();
                             }
-                            if (wrong == null && (byte) b != body(seed, got)) {
+                            if (wrong == null && (byte) b != FaultStub.body(seed, got)) {
                                 wrong = "byte " + got + " differs";
                             }
                             got++;
@@ -323,7 +323,7 @@ public final class FaultLoad {
                         if (b < 0) {
                             throw new EOFException();
                         }
-                        if (wrong == null && (byte) b != body(seed, got)) {
+                        if (wrong == null && (byte) b != FaultStub.body(seed, got)) {
                             wrong = "byte " + got + " differs";
                         }
                         got++;
@@ -333,7 +333,7 @@ public final class FaultLoad {
                     close = true;
                     int b;
                     while ((b = in.read()) >= 0) {
-                        if (wrong == null && (byte) b != body(seed, got)) {
+                        if (wrong == null && (byte) b != FaultStub.body(seed, got)) {
                             wrong = "byte " + got + " differs";
                         }
                         got++;
@@ -377,22 +377,6 @@ public final class FaultLoad {
             }
             return new String[] {"200", "ok", "-"};
         }
-    }
-
-    static byte body(long seed, long i) {
-        long x = seed ^ (i * 0x9E3779B97F4A7C15L);
-        x ^= x << 13;
-        x ^= x >>> 7;
-        x ^= x << 17;
-        return (byte) x;
-    }
-
-    static long seed(String id) {
-        long h = 0xcbf29ce484222325L;
-        for (int k = 0; k < id.length(); k++) {
-            h = (h ^ id.charAt(k)) * 0x100000001b3L;
-        }
-        return h;
     }
 
     private static String readHead(InputStream in) throws IOException {
