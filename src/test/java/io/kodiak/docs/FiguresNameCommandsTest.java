@@ -16,12 +16,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * when. A table carries a measurement when a body cell other than the row's label is a number
  * (with or without a unit, a range or a "[min–max]"). Such a table must be preceded, within its
  * section (from the nearest heading above it), by a line with a command in backticks or in a code
- * block ({@code bin/....sh}, {@code bench/...}, {@code mvn ...}) and by a date (YYYY-MM-DD).
+ * block ({@code bin/....sh}, {@code bench/....sh}, {@code mvn ...}, {@code java bench/....java}) and
+ * by a date (YYYY-MM-DD). A file named without a command to run it does not count.
  */
 class FiguresNameCommandsTest {
     static final List<Path> FILES = List.of(Path.of("README.md"), Path.of("docs", "benchmarks.md"));
 
-    private static final Pattern COMMAND = Pattern.compile("(^|[\\s=\"'])(bin/[\\w.-]+\\.sh|bench/[\\w./-]+|mvn)(\\s|$)");
+    /** A script of bin/ or bench/, Maven, or a single-file Java program of bench/: not a file path alone. */
+    private static final Pattern COMMAND = Pattern.compile(
+            "(^|[\\s=\"'])(bin/[\\w.-]+\\.sh|bench/[\\w./-]+\\.sh|mvn|java bench/[\\w./-]+\\.java)(\\s|$)");
     private static final Pattern CODE_SPAN = Pattern.compile("`+([^`]+)`+");
     private static final Pattern DATE = Pattern.compile("\\b20\\d\\d-\\d\\d-\\d\\d\\b");
     private static final Pattern NUMBER = Pattern.compile(
@@ -63,6 +66,21 @@ class FiguresNameCommandsTest {
         List<String> problems = problems("memory.md", markdown.lines().toList());
         assertEquals(1, problems.size(), String.join("\n", problems));
         assertTrue(problems.get(0).startsWith("memory.md:12:"), problems.get(0));
+        assertTrue(problems.get(0).contains("no command"), problems.get(0));
+    }
+
+    @Test
+    void aFilePathIsNotACommand() {
+        String markdown = """
+                ## gRPC
+                On 2026-11-29, through `bench/h2/grpc/GrpcEcho.java`:
+
+                | calls | req/s |
+                |---|---:|
+                | unary | 38,317 |
+                """;
+        List<String> problems = problems("memory.md", markdown.lines().toList());
+        assertEquals(1, problems.size(), String.join("\n", problems));
         assertTrue(problems.get(0).contains("no command"), problems.get(0));
     }
 
