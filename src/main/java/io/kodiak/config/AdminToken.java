@@ -53,6 +53,11 @@ public final class AdminToken {
         return presented != null && MessageDigest.isEqual(secret, presented);
     }
 
+    /** The file it was read from, absolute (relative names resolve in the working directory). */
+    public Path file() {
+        return file.toAbsolutePath();
+    }
+
     @Override
     public String toString() {
         return "the token in " + file;
