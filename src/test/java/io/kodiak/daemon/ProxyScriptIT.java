@@ -319,6 +319,23 @@ class ProxyScriptIT {
         assertContains(Files.readString(proxy.base.resolve("logs/kodiak.log")), "POST /reload refused from " + address.get());
     }
 
+    /** With no admin listener to answer, reload falls back to SIGHUP (systemd's ExecReload keeps working). */
+    @Test
+    void withTheAdminListenerOffReloadSignalsAndTheLogTellsTheOutcome() throws Exception {
+        Files.writeString(proxy.conf, Files.readString(proxy.conf).replace("admin { enabled = true", "admin { enabled = false"));
+        assertEquals(0, proxy.run("start").exitCode());
+
+        ProxyScript.Result reloaded = proxy.run("reload", null);
+        assertEquals(0, reloaded.exitCode(), reloaded.output());
+        assertContains(reloaded.output(), "asked to re-read " + proxy.conf + " (SIGHUP)");
+        Path log = proxy.base.resolve("logs/kodiak.log");
+        await(() -> read(log).contains("configuration generation 2 in service"), 30, "the signalled reload in the log");
+
+        ProxyScript.Result other = proxy.run("reload");
+        assertEquals(1, other.exitCode(), other.output());
+        assertContains(other.output(), "reload -c FILE needs the admin listener");
+    }
+
     @Test
     void portsInUseFailStartWithTheReason() throws Exception {
         try (ServerSocket taken = new ServerSocket(proxy.port, 50, InetAddress.getLoopbackAddress())) {

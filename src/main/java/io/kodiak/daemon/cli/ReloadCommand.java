@@ -30,6 +30,29 @@ final class ReloadCommand {
         this.out = out;
     }
 
+    /**
+     * Without the admin listener there is nobody to answer: SIGHUP re-reads the file in service
+     * (systemd's ExecReload keeps working), and the outcome is the log's to say.
+     */
+    private int signal(long pid, RecordedSettings settings) throws CommandFailed, InterruptedException {
+        if (conf != null) {
+            throw new CommandFailed(1, "kodiak: reload -c FILE needs the admin listener (proxy.admin.enabled = false);"
+                    + " a restart with -c FILE runs another file");
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", "-HUP", Long.toString(pid)).redirectErrorStream(true).start();
+            String said = new String(kill.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+            if (kill.waitFor() != 0) {
+                throw new CommandFailed(1, "kodiak: cannot signal pid " + pid + ": " + said);
+            }
+        } catch (IOException e) {
+            throw new CommandFailed(1, "kodiak: cannot signal pid " + pid + ": " + e.getMessage());
+        }
+        out.println("Kodiak (pid " + pid + ") asked to re-read " + settings.configFile() + " (SIGHUP); with the admin"
+                + " listener off (proxy.admin.enabled = false) the outcome is in " + instance.logs.resolve("kodiak.log"));
+        return 0;
+    }
+
     int run() throws CommandFailed, InterruptedException {
         Optional<Long> pid = instance.pid();
         if (pid.isEmpty()) {
@@ -41,8 +64,7 @@ final class ReloadCommand {
         RecordedSettings settings = instance.recordedSettings().orElseThrow(() -> new CommandFailed(1,
                 "kodiak: no settings recorded in " + instance.settingsFile + ": the admin listener's address is unknown"));
         if (!settings.adminEnabled()) {
-            throw new CommandFailed(1, "kodiak: reload needs the admin listener (proxy.admin.enabled = false);"
-                    + " kill -HUP " + pid.get() + " re-reads the file in service");
+            return signal(pid.get(), settings);
         }
         ObjectNode request = AdminClient.object();
         if (conf != null) {
