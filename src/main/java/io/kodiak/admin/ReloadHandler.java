@@ -55,8 +55,15 @@ final class ReloadHandler extends HttpHandler {
             send(request, response, 400, JSON.createObjectNode().put("result", "bad request").put("reason", e.getMessage()));
             return;
         }
+        java.util.concurrent.CompletableFuture<ReloadService.Answer> reloaded;
+        try {
+            reloaded = reloads.reload(file);
+        } catch (RuntimeException e) {
+            // Not even queued (the reload thread gone): said now, never a request left waiting.
+            reloaded = java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
         response.suspend();
-        reloads.reload(file).whenComplete((answer, failure) -> {
+        reloaded.whenComplete((answer, failure) -> {
             try {
                 if (failure != null) {
                     LOG.error("reload failed", failure);
