@@ -1,4 +1,5 @@
-# Shared daemon plumbing for bin/proxy.sh, bin/stub.sh and bench/mule/mule.sh.
+# Shared daemon plumbing for the bench scripts (bench/mule/mule.sh, bench/failover/run.sh, ...); bin/proxy.sh
+# and bin/stub.sh use daemon_script_dir and daemon_java only (their Java command lines do the rest).
 # Sourced, not executed. Every process is identified by its pid file AND a marker string that
 # must appear on its command line, so a stale pid file that now points at some other process
 # is never mistaken for ours and never signalled.
@@ -81,7 +82,7 @@ daemon_start() {
   mkdir -p "$(dirname "$pidfile")" "$(dirname "$logfile")"
   echo "--- $(date '+%Y-%m-%d %H:%M:%S') starting $name: $*" >>"$logfile"
   # setsid: no controlling terminal, so no hang-up reaches the daemon from one. Not nohup: it would
-  # ignore SIGHUP for good, and the JVM then cannot take it over (bin/proxy.sh reload sends it).
+  # ignore SIGHUP for good, and the JVM then cannot take it over (Kodiak reloads on it).
   # A caller may itself run under nohup (or another parent that ignores SIGHUP), and an ignored
   # signal stays ignored across exec: env --default-signal (coreutils 8.31+) restores it first.
   local restore=()

@@ -20,7 +20,7 @@ final class AdminServer {
     private final NetworkListener listener;
 
     AdminServer(ProxyConfig.Admin settings, Health health, Supplier<String> metricsExposition, HttpHandler upstreams,
-                String version) {
+                HttpHandler status, HttpHandler reload, String version) {
         listener = new NetworkListener("kodiak-admin", settings.host(), settings.port());
         TCPNIOTransport transport = listener.getTransport();
         transport.setSelectorRunnersCount(1);
@@ -40,6 +40,8 @@ final class AdminServer {
         configuration.addHttpHandler(new HealthHandler(health), "/health");
         configuration.addHttpHandler(new MetricsHandler(metricsExposition), "/metrics");
         configuration.addHttpHandler(upstreams, "/upstreams");
+        configuration.addHttpHandler(status, "/status");
+        configuration.addHttpHandler(reload, "/reload");
         configuration.addHttpHandler(new NotFoundHandler(), "/");
     }
 
@@ -54,5 +56,13 @@ final class AdminServer {
 
     void stop() {
         server.shutdownNow();
+    }
+
+    /**
+     * Stops accepting and closes once the requests being served are answered: the old address of
+     * a reload that moved the listener, whose own POST /reload still waits for its answer.
+     */
+    void stopAfterServing() {
+        server.shutdown(5, java.util.concurrent.TimeUnit.SECONDS);
     }
 }

@@ -20,7 +20,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The admin side of a Kodiak process: metrics and the /health and /metrics listener, from
+ * The admin side of a Kodiak process: metrics and the admin listener (/health, /metrics,
+ * /upstreams, /status, POST /reload), from
  * {@code proxy.admin}. When the admin listener is disabled nothing would read the metrics, so
  * none are recorded (the observer is {@link ExchangeObserver#NONE}).
  * <p>
@@ -40,6 +41,8 @@ public final class Monitoring {
     private JvmGcMetrics gcMetrics;
     private Health health;
     private UpstreamsHandler upstreams;
+    private StatusHandler status;
+    private ReloadHandler reload;
     /** Replaced by a reload that moves the admin listener (the reload thread), read by stop (the shutdown hook). */
     private volatile AdminServer server;
     private UpstreamMeters upstreamMeters;
@@ -84,8 +87,13 @@ public final class Monitoring {
         return metrics == null ? io.kodiak.tls.TlsObserver.NONE : metrics;
     }
 
-    /** Registers the gauges that read {@code kodiak} and binds the admin listener. */
+    /** Registers the gauges that read {@code kodiak} and binds the admin listener; POST /reload reloads nothing. */
     public void start(Kodiak kodiak) throws IOException {
+        start(kodiak, ReloadService.NONE);
+    }
+
+    /** Registers the gauges that read {@code kodiak} and binds the admin listener; POST /reload asks {@code reloads}. */
+    public void start(Kodiak kodiak, ReloadService reloads) throws IOException {
         if (!enabled()) {
             return;
         }
@@ -109,6 +117,8 @@ public final class Monitoring {
 
         health = new Health(kodiak, Version.current());
         upstreams = new UpstreamsHandler(kodiak.upstreams(), kodiak.discovery());
+        status = new StatusHandler(health, kodiak, registry);
+        reload = new ReloadHandler(new ReloadGuard(() -> kodiak.config().admin().token()), reloads);
         server = adminServer(settings);
         try {
             server.start();
@@ -128,7 +138,7 @@ public final class Monitoring {
     }
 
     private AdminServer adminServer(ProxyConfig.Admin at) {
-        return new AdminServer(at, health, this::exposition, upstreams, Version.current());
+        return new AdminServer(at, health, this::exposition, upstreams, status, reload, Version.current());
     }
 
     private Counter reloads(String result) {
@@ -188,7 +198,7 @@ public final class Monitoring {
         resolverMeters.update(kodiak.discovery().names());
         reloadsApplied.increment();
         if (move != null) {
-            server.stop();
+            server.stopAfterServing();
             server = move.server;
             settings = move.settings;
         }

@@ -11,6 +11,6 @@ final class NotFoundHandler extends HttpHandler {
     @Override
     public void service(Request request, Response response) throws IOException {
         AdminResponses.send(request, response, 404, "text/plain; charset=utf-8",
-                "not found; the admin endpoints are GET /health, GET /metrics and GET /upstreams\n");
+                "not found; the admin endpoints are GET /health, GET /metrics, GET /upstreams, GET /status and POST /reload\n");
     }
 }

@@ -6,10 +6,10 @@ import io.kodiak.routing.Route;
 import java.io.PrintStream;
 
 /**
- * The effective settings bin/proxy.sh needs before and after it starts the daemon (where to wait
- * for the listener, the admin address, how long a stop may drain, the routes to show), as
- * {@code key=value} lines a shell reads without parsing HOCON. Printed by {@code kodiak --print-settings}
- * with the same file and -D overrides as the daemon, so both see the same configuration.
+ * The effective settings the command line (bin/proxy.sh, io.kodiak.daemon.cli) needs before and
+ * after it starts the daemon (where to wait for the listener, the admin address and token file,
+ * how long a stop may drain, the routes to show), as {@code key=value} lines: the daemon records
+ * them in logs/proxy.settings at start and at each reload, for status and stop to read.
  */
 public final class SettingsReport {
     private SettingsReport() {
@@ -33,6 +33,10 @@ public final class SettingsReport {
         out.println("admin_enabled=" + admin.enabled());
         out.println("admin_host=" + admin.host());
         out.println("admin_port=" + admin.port());
+        if (config.admin().token() != null) {
+            // As in service: a reload may set or change it, and bin/proxy.sh reload presents it.
+            out.println("admin_token_file=" + config.admin().token().file());
+        }
         out.println("tracing_enabled=" + tracing.enabled());
         if (tracing.enabled()) {
             out.println("tracing_sampler=" + tracing.sampler());

@@ -17,7 +17,7 @@ import java.io.IOException;
 
 /**
  * GET /upstreams: every upstream group with its balancing and each server's state, requests in
- * flight and counts, as JSON. Implicit groups (a route's own host:port) are listed with
+ * flight, counts and pool use, as JSON. Implicit groups (a route's own host:port) are listed with
  * {@code "implicit": true}. {@code resolved}: each name looked up while Kodiak runs (resolve = true,
  * discovery), its current addresses, when it last resolved, and the failure while lookups fail;
  * a server found through a name says which.
@@ -72,11 +72,14 @@ final class UpstreamsHandler extends HttpHandler {
                 s.put("failures", server.failures());
                 s.put("ejections", server.ejections());
                 s.put("open_connections", server.pool().openConnections());
+                s.put("leased_connections", server.pool().leasedConnections());
+                s.put("idle_connections", server.pool().idleConnections());
+                s.put("pending", server.pool().pendingAcquisitions());
+                s.put("max_connections", server.pool().maxConnections());
             }
         }
         ArrayNode resolved = root.putArray("resolved");
         for (WatchedName name : discovery.names()) {
-            // Flat entries (no nested object), one line each in bin/proxy.sh status.
             ObjectNode n = resolved.addObject();
             n.put("name", name.name().name());
             n.put("type", name.name().type());

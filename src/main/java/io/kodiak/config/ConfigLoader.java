@@ -159,7 +159,7 @@ public final class ConfigLoader {
 
         List<ProxyConfig.Endpoint> moreListeners = moreListeners(host, port);
         ProxyConfig.Admin admin = new ProxyConfig.Admin(keys.bool("proxy.admin.enabled"),
-                keys.string("proxy.admin.host"), keys.port("proxy.admin.port"));
+                keys.string("proxy.admin.host"), keys.port("proxy.admin.port"), adminToken(keys));
         for (ProxyConfig.Endpoint endpoint : ProxyConfig.endpoints(listener, moreListeners)) {
             if (admin.enabled() && admin.port() == endpoint.port() && admin.port() > 0) {
                 problems.add(new ConfigProblem("proxy.admin.port", String.valueOf(admin.port()),
@@ -297,4 +297,18 @@ public final class ConfigLoader {
         return blockAsValue;
     }
 
+
+    /** proxy.admin.token-file: "" for none; else read now, so a reload picks up a rotated token. */
+    private static AdminToken adminToken(ConfigReader keys) {
+        String key = "proxy.admin.token-file";
+        String file = keys.read(key, keys.config()::getString, "a file name, or \"\" for none", "");
+        if (file.isBlank()) {
+            return null;
+        }
+        AdminToken.Read read = AdminToken.read(java.nio.file.Path.of(file));
+        if (read.problem() != null) {
+            keys.problem(key, keys.render(key), read.problem());
+        }
+        return read.token();
+    }
 }

@@ -98,7 +98,14 @@ public record ProxyConfig(Listener listener, List<Endpoint> moreListeners, List<
         }
     }
 
-    public record Admin(boolean enabled, String host, int port) {
+    /**
+     * {@code token}: what a state-changing request (POST /reload) from another host must carry
+     * (proxy.admin.token-file); null when none is set, and then only this host may change state.
+     */
+    public record Admin(boolean enabled, String host, int port, AdminToken token) {
+        public Admin(boolean enabled, String host, int port) {
+            this(enabled, host, port, null);
+        }
     }
 
     /**

@@ -24,7 +24,7 @@ import java.util.concurrent.CountDownLatch;
  * Exit codes: 0 after a clean stop (143, the JVM's own, when SIGTERM stopped it), 1 when the listener or the admin listener cannot start, 2 for
  * invalid configuration or usage. {@code --print-settings} validates the configuration and prints
  * what bin/proxy.sh needs to know about it, without starting anything. SIGHUP reloads the
- * configuration ({@link Reloader}, {@link ControlFiles}).
+ * configuration, as does the admin listener's POST /reload ({@link Reloads}, {@link Reloader}).
  */
 public final class Main {
     private static final Logger LOG = LoggerFactory.getLogger(Main.class);
@@ -80,7 +80,7 @@ public final class Main {
         Reloads reloads = Reloads.onSignal(started);
         Kodiak kodiak = new Kodiak(config, monitoring.observer(), monitoring.tlsObserver(), monitoring.http2Observer());
         try {
-            monitoring.start(kodiak);
+            monitoring.start(kodiak, reloads);
         } catch (IOException e) {
             System.err.println("kodiak: cannot listen on admin " + config.admin().host() + ":"
                     + config.admin().port() + " (proxy.admin): " + e.getMessage());
@@ -112,9 +112,10 @@ public final class Main {
         }, "kodiak-shutdown"));
 
         String settingsFile = System.getProperty("kodiak.settings-file");
-        reloads.serve(new Reloader(kodiak, monitoring, file, LogConfiguration.fromSystemProperty(),
-                settingsFile == null || settingsFile.isBlank() ? null : java.nio.file.Path.of(settingsFile)),
-                ControlFiles.besidePidFile(System.getProperty("kodiak.pid-file")));
+        Reloader reloader = new Reloader(kodiak, monitoring, file, LogConfiguration.fromSystemProperty(),
+                settingsFile == null || settingsFile.isBlank() ? null : java.nio.file.Path.of(settingsFile));
+        reloader.recordSettings(config, file);
+        reloads.serve(reloader);
         started.countDown();
 
         LOG.info("Kodiak {} on Java {} ({})", Version.current(), Runtime.version(), System.getProperty("java.vm.name"));
@@ -133,7 +134,7 @@ public final class Main {
             LOG.warn("{}", warning);
         }
         if (monitoring.enabled()) {
-            LOG.info("admin listening on {}:{} (GET /health, GET /metrics, GET /upstreams)", config.admin().host(),
+            LOG.info("admin listening on {}:{} (GET /health, /metrics, /upstreams, /status; POST /reload)", config.admin().host(),
                     monitoring.port());
         }
         for (Route route : config.routes()) {

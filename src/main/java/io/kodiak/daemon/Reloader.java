@@ -28,7 +28,7 @@ import java.util.List;
 final class Reloader {
     private static final Logger LOG = LoggerFactory.getLogger(Reloader.class);
 
-    /** How a reload ended; bin/proxy.sh reload exits 0, 2 and 1 for them. */
+    /** How a reload ended; bin/proxy.sh reload exits 0, 2 and 1 for them (POST /reload answers 200, 422, 500). */
     enum Result {
         /** In service. */
         APPLIED,
@@ -38,8 +38,11 @@ final class Reloader {
         FAILED
     }
 
-    /** The outcome, for the log and bin/proxy.sh reload; {@code file} null when no file was read. */
-    record Outcome(Result result, long generation, File file, List<String> lines) {
+    /**
+     * The outcome, for the log and POST /reload; {@code file} null when no file was read;
+     * {@code restartOnly} the keys changed whose running value stays until a restart (also said in {@code lines}).
+     */
+    record Outcome(Result result, long generation, File file, List<String> lines, List<String> restartOnly) {
     }
 
     private final Kodiak kodiak;
@@ -83,7 +86,7 @@ final class Reloader {
         } catch (RuntimeException e) {
             monitoring.abandonMove(move);
             LOG.error("reload failed, the configuration in service (generation {}) stays", kodiak.generation().number(), e);
-            return new Outcome(Result.FAILED, kodiak.generation().number(), from, List.of("reload failed: " + e));
+            return new Outcome(Result.FAILED, kodiak.generation().number(), from, List.of("reload failed: " + e), List.of());
         }
         monitoring.reloaded(kodiak, move);
         file = from;
@@ -103,30 +106,26 @@ final class Reloader {
                 lines.isEmpty() ? " (no changes)" : "");
         lines.forEach(line -> LOG.info("  {}", line));
         List<String> warnings = new ArrayList<>();
-        ConfigChanges.restartOnly(before, next).forEach(key -> warnings.add(
+        List<String> restartOnly = ConfigChanges.restartOnly(before, next);
+        restartOnly.forEach(key -> warnings.add(
                 key + " changed: it applies at the next restart (the running value stays)"));
         warnings.addAll(reloaded.warnings());
         warnings.addAll(next.warnings());
         warnings.forEach(warning -> LOG.warn("{}", warning));
         lines.addAll(warnings);
         recordSettings(next, from);
-        return new Outcome(Result.APPLIED, generation, from, lines);
-    }
-
-    /** A request that could not be read: refused without reading any file. */
-    Outcome refusedRequest(String problem) {
-        return refused(null, problem);
+        return new Outcome(Result.APPLIED, generation, from, lines, restartOnly);
     }
 
     private Outcome refused(File from, String why) {
         monitoring.reloadRefused();
         LOG.error("reload refused, the configuration in service (generation {}) stays: {}{}",
                 kodiak.generation().number(), from == null ? "" : from + ": ", why);
-        return new Outcome(Result.REFUSED, kodiak.generation().number(), from, List.of(why.split("\n")));
+        return new Outcome(Result.REFUSED, kodiak.generation().number(), from, List.of(why.split("\n")), List.of());
     }
 
     /** What bin/proxy.sh status and stop read: the settings now in service, and their file. */
-    private void recordSettings(ProxyConfig config, File from) {
+    void recordSettings(ProxyConfig config, File from) {
         if (settingsFile == null) {
             return;
         }
@@ -137,6 +136,6 @@ final class Reloader {
             SettingsReport.print(config, monitoring.running(), kodiak.tracingSettings(), out);
             out.println("config_file=" + from.getAbsolutePath());
         }
-        ControlFiles.writeAtomically(settingsFile, text.toByteArray());
+        SettingsFile.writeAtomically(settingsFile, text.toByteArray());
     }
 }

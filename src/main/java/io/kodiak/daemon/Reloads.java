@@ -1,19 +1,23 @@
 package io.kodiak.daemon;
 
+import io.kodiak.admin.ReloadService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.File;
 import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
- * SIGHUP, turned into reloads on a thread of their own (a signal handler must return at once):
- * signals arriving during a reload are served one after the other, and those arriving before the
- * start is complete wait for it.
+ * Reloads, from SIGHUP and from the admin listener's POST /reload, on a thread of their own (a
+ * signal handler must return at once, an admin thread must not wait): requests arriving during a
+ * reload are served one after the other, and those arriving before the start is complete wait for it.
  */
-final class Reloads {
+final class Reloads implements ReloadService {
     private static final Logger LOG = LoggerFactory.getLogger(Reloads.class);
 
     private final CountDownLatch started;
@@ -25,7 +29,6 @@ final class Reloads {
         return reloading;
     });
     private volatile Reloader reloader;
-    private volatile ControlFiles control;
 
     private Reloads(CountDownLatch started) {
         this.started = started;
@@ -35,53 +38,52 @@ final class Reloads {
     static Reloads onSignal(CountDownLatch started) {
         Reloads reloads = new Reloads(started);
         try {
-            sun.misc.SignalHandler before =
-                    sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> reloads.thread.execute(reloads::reloadOnce));
+            sun.misc.SignalHandler before = sun.misc.Signal.handle(new sun.misc.Signal("HUP"),
+                    signal -> reloads.thread.execute(() -> reloads.reloadOnce(null)));
             if (before == sun.misc.SignalHandler.SIG_IGN) {
                 // The JVM leaves a signal its parent ignored (nohup) ignored: reloads would never arrive.
-                LOG.warn("SIGHUP was ignored by the process that started Kodiak (nohup?): reload needs a restart;"
-                        + " start it with bin/proxy.sh, which restores SIGHUP");
+                LOG.warn("SIGHUP was ignored by the process that started Kodiak (nohup?): reload by signal needs a"
+                        + " restart; bin/proxy.sh reload (the admin listener) still works");
             }
         } catch (IllegalArgumentException e) {
-            // The JVM keeps SIGHUP for itself (-Xrs, or a platform without it): reload by restart only.
-            LOG.warn("SIGHUP is not available to Kodiak ({}): a configuration change needs a restart", e.getMessage());
+            // The JVM keeps SIGHUP for itself (-Xrs, or a platform without it): reload through the admin listener.
+            LOG.warn("SIGHUP is not available to Kodiak ({}): reload with bin/proxy.sh reload", e.getMessage());
         }
         return reloads;
     }
 
-    /** {@code control}: null when no pid file is kept (then a reload always reads the current file). */
-    void serve(Reloader reloader, ControlFiles control) {
-        this.control = control;
+    void serve(Reloader reloader) {
         this.reloader = reloader;
     }
 
-    private void reloadOnce() {
+    @Override
+    public CompletableFuture<Answer> reload(String configFile) {
+        return CompletableFuture.supplyAsync(() -> answer(reloadOnce(configFile == null ? null : new File(configFile))),
+                thread);
+    }
+
+    private Reloader.Outcome reloadOnce(File file) {
         try {
             started.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return;
+            return new Reloader.Outcome(Reloader.Result.FAILED, -1, file, List.of("interrupted"), List.of());
         }
         Reloader current = reloader;
         if (current == null) {
-            return;
+            return new Reloader.Outcome(Reloader.Result.FAILED, -1, file, List.of("Kodiak did not start"), List.of());
         }
-        ControlFiles files = control;
-        ControlFiles.Request request = files == null ? ControlFiles.Request.SIGNAL : files.take();
-        Reloader.Outcome outcome;
-        if (request.problem() != null) {
-            outcome = current.refusedRequest(request.problem());
-        } else {
-            try {
-                outcome = current.reload(request.file());
-            } catch (RuntimeException e) {
-                // A defect outside the reload's own guard: said, so that bin/proxy.sh does not wait for nothing.
-                LOG.error("reload failed", e);
-                outcome = new Reloader.Outcome(Reloader.Result.FAILED, -1, request.file(), List.of("reload failed: " + e));
-            }
+        try {
+            return current.reload(file);
+        } catch (RuntimeException e) {
+            // A defect outside the reload's own guard: said, so that whoever asked does not wait for nothing.
+            LOG.error("reload failed", e);
+            return new Reloader.Outcome(Reloader.Result.FAILED, -1, file, List.of("reload failed: " + e), List.of());
         }
-        if (files != null) {
-            files.answer(request, outcome);
-        }
+    }
+
+    private static Answer answer(Reloader.Outcome outcome) {
+        return new Answer(outcome.result().name().toLowerCase(Locale.ROOT), outcome.generation(),
+                outcome.file() == null ? null : outcome.file().getAbsolutePath(), outcome.lines(), outcome.restartOnly());
     }
 }

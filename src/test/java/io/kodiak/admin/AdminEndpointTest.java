@@ -185,9 +185,15 @@ class AdminEndpointTest {
             assertEquals(200, head.statusCode());
             assertEquals("", head.body());
 
-            HttpResponse<String> unknown = proxy.admin("/status");
+            HttpResponse<String> unknown = proxy.admin("/nothing-here");
             assertEquals(404, unknown.statusCode());
             assertTrue(unknown.body().contains("/health"), unknown.body());
+
+            HttpResponse<String> status = proxy.admin("/status");
+            assertEquals(200, status.statusCode(), status.body());
+            assertTrue(status.body().matches("\\{\"status\":\"UP\",.*\"requests\":0,\"clients\":\\{\"open\":0,\"max\":[1-9][0-9]*,\"accept_pauses\":0}}\n"),
+                    status.body());
+            assertEquals(405, proxy.admin("POST", "/status").statusCode());
 
             // TRACE as any other method: Kodiak's 405 with its Allow and no caching, not Grizzly's.
             try (java.net.Socket socket = new java.net.Socket("127.0.0.1", proxy.monitoring.port())) {

@@ -281,6 +281,62 @@ class ProxyScriptIT {
     }
 
     @Test
+    void anUnknownCommandOrArgumentPrintsTheUsageAndExits2() throws Exception {
+        for (String command : List.of("bogus", "")) {
+            ProxyScript.Result result = proxy.run(command, null);
+            assertEquals(2, result.exitCode(), result.output());
+            assertContains(result.output(), "usage: proxy.sh start|stop|restart|reload|status|check|run|version [-c FILE]");
+        }
+        ProxyScript.Result help = proxy.run("help", null);
+        assertEquals(0, help.exitCode(), help.output());
+        assertContains(help.output(), "usage: ");
+        assertFalse(Files.exists(proxy.base), "bad usage writes nothing");
+    }
+
+    /**
+     * reload goes to the admin listener at the address the daemon recorded, and presents the token
+     * of proxy.admin.token-file: on an address that is not loopback, the listener takes no reload without it.
+     */
+    @Test
+    void reloadPresentsTheTokenToAnAdminListenerOffLoopback() throws Exception {
+        java.util.Optional<String> address = io.kodiak.support.LocalAddresses.nonLoopback();
+        org.junit.jupiter.api.Assumptions.assumeTrue(address.isPresent(), "this host has no non-loopback address");
+        Path token = Files.writeString(dir.resolve("admin.token"), "cli-token-5e1\n");
+        proxy = new ProxyScript(dir, upstream.url(""), "proxy.admin.token-file = \"" + token + "\"\n");
+        Files.writeString(proxy.conf, Files.readString(proxy.conf).replace("admin { enabled = true, host = \"127.0.0.1\"",
+                "admin { enabled = true, host = \"" + address.get() + "\""));
+        assertEquals(0, proxy.run("start").exitCode());
+
+        ProxyScript.Result reloaded = proxy.run("reload", null);
+        assertEquals(0, reloaded.exitCode(), reloaded.output());
+        assertContains(reloaded.output(), "Kodiak reloaded: configuration generation 2 from " + proxy.conf);
+
+        // The file changed under the daemon: the token in service is the one of the last reload.
+        Files.writeString(token, "another-token\n");
+        ProxyScript.Result refused = proxy.run("reload", null);
+        assertEquals(1, refused.exitCode(), refused.output());
+        assertContains(refused.output(), "refused the reload: not from a loopback address, and the bearer token is not the one");
+        assertContains(Files.readString(proxy.base.resolve("logs/kodiak.log")), "POST /reload refused from " + address.get());
+    }
+
+    /** With no admin listener to answer, reload falls back to SIGHUP (systemd's ExecReload keeps working). */
+    @Test
+    void withTheAdminListenerOffReloadSignalsAndTheLogTellsTheOutcome() throws Exception {
+        Files.writeString(proxy.conf, Files.readString(proxy.conf).replace("admin { enabled = true", "admin { enabled = false"));
+        assertEquals(0, proxy.run("start").exitCode());
+
+        ProxyScript.Result reloaded = proxy.run("reload", null);
+        assertEquals(0, reloaded.exitCode(), reloaded.output());
+        assertContains(reloaded.output(), "asked to re-read " + proxy.conf + " (SIGHUP)");
+        Path log = proxy.base.resolve("logs/kodiak.log");
+        await(() -> read(log).contains("configuration generation 2 in service"), 30, "the signalled reload in the log");
+
+        ProxyScript.Result other = proxy.run("reload");
+        assertEquals(1, other.exitCode(), other.output());
+        assertContains(other.output(), "reload -c FILE needs the admin listener");
+    }
+
+    @Test
     void portsInUseFailStartWithTheReason() throws Exception {
         try (ServerSocket taken = new ServerSocket(proxy.port, 50, InetAddress.getLoopbackAddress())) {
             ProxyScript.Result result = proxy.run("start");

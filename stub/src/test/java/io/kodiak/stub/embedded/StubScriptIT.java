@@ -116,6 +116,13 @@ class StubScriptIT {
         assertEquals(3, run("status").exit(), "a refused start must leave nothing running");
     }
 
+    @Test
+    void anUnknownCommandPrintsTheUsageAndExits2() throws Exception {
+        Result unknown = run("restart");
+        assertEquals(2, unknown.exit(), unknown.output());
+        assertTrue(unknown.output().startsWith("usage: stub.sh start|stop|status|run"), unknown.output());
+    }
+
     private record Result(int exit, String output) {
     }
 }
