@@ -390,6 +390,8 @@ final class ClientConnection {
         if (current != null) {
             current.onClientClosed();
         }
+        // After the exchange heard of it: a connection it gives back now is closed, not kept.
+        stream.closed();
     }
 
     /**

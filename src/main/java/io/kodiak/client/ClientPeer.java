@@ -28,7 +28,7 @@ final class ClientPeer implements Http2Peer {
     }
 
     @Override
-    public io.kodiak.proxyprotocol.ProxyHeader origin() {
+    public io.kodiak.proxyprotocol.ClientOrigin origin() {
         return identity.origin();
     }
 

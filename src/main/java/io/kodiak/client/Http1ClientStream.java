@@ -1,7 +1,7 @@
 package io.kodiak.client;
 
 import io.kodiak.proxyprotocol.ClientAddresses;
-import io.kodiak.proxyprotocol.ProxyHeader;
+import io.kodiak.proxyprotocol.ClientOrigin;
 import io.kodiak.exchange.Admission;
 import io.kodiak.exchange.ClientStream;
 import io.kodiak.exchange.Exchange;
@@ -36,6 +36,8 @@ final class Http1ClientStream extends ConnectionSide implements ClientStream {
     private final ClientSettings settings;
     private final ResponseWriter responses;
     private String address;
+    /** Made by the first exchange whose upstream connections open with a PROXY header. */
+    private ClientOrigin origin;
     /** Null until asked, and always on a plain listener. */
     private String tlsProtocol;
     /** The TLS server name the client asked for ("" when none), read at the first request that needs it. */
@@ -136,8 +138,18 @@ final class Http1ClientStream extends ConnectionSide implements ClientStream {
     }
 
     @Override
-    public ProxyHeader origin() {
-        return ClientAddresses.origin(connection);
+    public ClientOrigin origin() {
+        if (origin == null) {
+            origin = new ClientOrigin(ClientAddresses.origin(connection));
+        }
+        return origin;
+    }
+
+    /** The connection closed: upstream connections kept for it close too. */
+    void closed() {
+        if (origin != null) {
+            origin.clientClosed();
+        }
     }
 
     /** The client's IP address as text, for X-Forwarded-For and the access log. */

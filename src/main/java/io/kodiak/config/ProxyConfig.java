@@ -78,11 +78,20 @@ public record ProxyConfig(Listener listener, List<Endpoint> moreListeners, List<
         }
 
         /**
-         * Whether a connection is kept for the next exchange: not when it opened with a PROXY
-         * header, which named one client (as HAProxy keeps such connections to their client).
+         * Whether a connection is kept for the next exchange, whoever its client: not when it
+         * opened with a PROXY header, which named one client connection ({@link #keepsPrivateConnections}).
          */
         public boolean keepsConnections() {
             return persistentConnections && proxyProtocol == ProxyProtocolVersion.OFF;
+        }
+
+        /**
+         * Whether a connection that opened with a PROXY header is kept for the next exchange of the
+         * client connection it named, and of no other (as HAProxy keeps such connections private
+         * to their session).
+         */
+        public boolean keepsPrivateConnections() {
+            return persistentConnections && proxyProtocol != ProxyProtocolVersion.OFF;
         }
     }
 

@@ -1,6 +1,6 @@
 package io.kodiak.exchange;
 
-import io.kodiak.proxyprotocol.ProxyHeader;
+import io.kodiak.proxyprotocol.ClientOrigin;
 import io.kodiak.http.RequestHead;
 import io.kodiak.http.ResponseHead;
 import io.kodiak.loop.EventLoop;
@@ -25,8 +25,12 @@ public interface ClientStream extends StreamSide {
     /** The client's IP address as text (X-Forwarded-For, the access log). */
     String address();
 
-    /** The client connection's two ends, for the PROXY header an upstream connection opens with. */
-    ProxyHeader origin();
+    /**
+     * The client connection, for upstream connections that open with a PROXY header: the header
+     * naming it, and the connections kept for it alone. The same object for every exchange of
+     * the connection (every stream of an HTTP/2 one).
+     */
+    ClientOrigin origin();
 
     /** The TLS protocol the connection speaks (TLSv1.3...), null on a plain listener. */
     String tlsProtocol();

@@ -56,7 +56,8 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
         } else if (fresh) {
             server.pool().acquireFresh(this);
         } else {
-            server.pool().acquire(this);
+            // With PROXY headers, the connection kept for this client connection, if any.
+            server.pool().acquire(exchange.attempts().sendsProxyHeader() ? exchange.client().origin() : null, this);
         }
     }
 

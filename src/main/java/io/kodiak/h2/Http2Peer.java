@@ -13,8 +13,8 @@ public interface Http2Peer {
     /** The client's IP address as text. */
     String address();
 
-    /** The connection's two ends, for a PROXY header sent upstream. */
-    io.kodiak.proxyprotocol.ProxyHeader origin();
+    /** The connection, for upstream connections that open with a PROXY header (the same object for every stream). */
+    io.kodiak.proxyprotocol.ClientOrigin origin();
 
     /** The TLS protocol of the connection, null on a plain listener. */
     String tlsProtocol();

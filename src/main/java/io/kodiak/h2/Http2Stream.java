@@ -163,7 +163,7 @@ final class Http2Stream implements ClientStream, SendingStream {
     }
 
     @Override
-    public io.kodiak.proxyprotocol.ProxyHeader origin() {
+    public io.kodiak.proxyprotocol.ClientOrigin origin() {
         return owner.peer().origin();
     }
 

@@ -16,15 +16,27 @@ import java.io.IOException;
 /**
  * On connections to servers with {@code proxy.upstream.proxy-protocol} on, just above the
  * transport (below TLS, so the header precedes the handshake): the connection's first bytes
- * become the PROXY header naming the client the connection was opened for ({@link #openFor}),
- * or none (a health check: LOCAL / UNKNOWN). Such a connection is never handed to another client
- * (its pool keeps no connection; ProxyConfig.Upstream#keepsConnections).
+ * become the PROXY header naming the client connection it was opened for ({@link #openFor}), or
+ * none (a health check: LOCAL / UNKNOWN). The connection stays that client connection's: the
+ * pool keeps it idle for that client connection alone ({@link #claimant}, {@link ClientOrigin}).
  */
 public final class ProxyHeaderSender extends BaseFilter {
-    /** The client a connection was opened for, until its header is written; then {@link #SENT}. */
-    private static final Attribute<Object> STATE =
+    /** Whom the connection speaks for, and whether its header went out. */
+    private static final Attribute<Claim> STATE =
             Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(ProxyHeaderSender.class.getName() + ".state");
-    private static final Object SENT = new Object();
+    /** A connection whose header named nobody (a health check): it speaks for no client. */
+    private static final Claim NOBODY_SENT = new Claim(null);
+
+    private static final class Claim {
+        /** Null for nobody. */
+        final ClientOrigin origin;
+        boolean sent;
+
+        Claim(ClientOrigin origin) {
+            this.origin = origin;
+            this.sent = origin == null;
+        }
+    }
 
     private final ProxyProtocolVersion version;
 
@@ -32,24 +44,44 @@ public final class ProxyHeaderSender extends BaseFilter {
         this.version = version;
     }
 
-    /** Before the connection's first write: it carries {@code client}'s exchange. */
-    public static void openFor(Connection<?> connection, ProxyHeader client) {
-        if (STATE.get(connection) != SENT) {
-            STATE.set(connection, client);
+    /**
+     * Before the connection's first write: it carries {@code client}'s exchange. The first claim
+     * stands: a connection that already speaks for a client connection never speaks for another
+     * (the pool hands it to no other, so a second claim is that same client's).
+     */
+    public static void openFor(Connection<?> connection, ClientOrigin client) {
+        Claim claim = STATE.get(connection);
+        if (claim == null) {
+            STATE.set(connection, new Claim(client));
+        } else {
+            assert claim.origin == client : "an upstream connection that named one client connection handed to another";
         }
+    }
+
+    /** The client connection whose header {@code connection} sent (or will send first); null when it names nobody. */
+    public static ClientOrigin claimant(Connection<?> connection) {
+        Claim claim = STATE.get(connection);
+        return claim == null ? null : claim.origin;
     }
 
     @Override
     public NextAction handleWrite(FilterChainContext ctx) throws IOException {
         Connection<?> connection = ctx.getConnection();
-        Object state = STATE.get(connection);
-        if (state == SENT) {
+        Claim claim = STATE.get(connection);
+        if (claim != null && claim.sent) {
             return ctx.getInvokeAction();
         }
-        STATE.set(connection, SENT);
-        byte[] header = ProxyHeaderWriter.write(version, state instanceof ProxyHeader client ? client : ProxyHeader.LOCAL);
+        ProxyHeader header;
+        if (claim == null) {
+            STATE.set(connection, NOBODY_SENT);
+            header = ProxyHeader.LOCAL;
+        } else {
+            claim.sent = true;
+            header = claim.origin.header();
+        }
+        byte[] bytes = ProxyHeaderWriter.write(version, header);
         Buffer first = ctx.getMessage();
-        ctx.setMessage(OneWrite.of(ctx.getMemoryManager(), Buffers.wrap(ctx.getMemoryManager(), header), first));
+        ctx.setMessage(OneWrite.of(ctx.getMemoryManager(), Buffers.wrap(ctx.getMemoryManager(), bytes), first));
         return ctx.getInvokeAction();
     }
 }

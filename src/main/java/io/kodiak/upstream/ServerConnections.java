@@ -69,6 +69,11 @@ final class ServerConnections {
         return open.get() >= max;
     }
 
+    /** True while any loop waits for the budget. */
+    boolean anyWait() {
+        return waitingCount.get() > 0;
+    }
+
     /** True while a loop other than {@code loop} waits for the budget: a connection going idle on {@code loop} should close instead. */
     boolean othersWait(int loop) {
         return waitingCount.get() - waitingByLoop.get(loop) > 0;

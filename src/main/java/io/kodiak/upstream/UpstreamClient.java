@@ -200,7 +200,7 @@ public final class UpstreamClient {
                 : tls != null ? tlsH2Connector(tls, server) : plainH2Connector;
         return new UpstreamPool(new UpstreamTarget(server.host(), server.port(), ""), shared, connector, tls, loops, timers, freshConnects,
                 pool.maxConnections(), pool.connectTimeout().toMillis(), pool.idleTimeout().toMillis(),
-                pool.keepsConnections());
+                pool.keepsConnections(), pool.keepsPrivateConnections());
     }
 
     /** What makes two pools interchangeable: the same server, spoken to the same way, with the same limits. */

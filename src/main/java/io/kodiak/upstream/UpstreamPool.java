@@ -52,18 +52,22 @@ public final class UpstreamPool {
     private final PoolTimers timers;
     private volatile boolean retired;
     private final long idleTimeoutMillis;
+    /** For a server sent PROXY headers: its idle connections, each kept for the client connection it named; else null. */
+    private final PrivateConnections privates;
     /** Run once when the pool is retired (a shared-connection pool built on this one closes with it). */
     private final java.util.List<Runnable> onClose = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /**
      * {@code connector}: opens the pool's connections with the server's filter chain (plain, or
      * TLS, under the HTTP/1.1 codec or an h2 connection); {@code checks}: the HTTP/1.1 chain.
+     * {@code persistent}: idle connections are kept for any exchange; {@code privateToClients}
+     * (a server sent PROXY headers): each is kept for the client connection its header named.
      */
     @SuppressWarnings("unchecked")
     UpstreamPool(UpstreamTarget target, SocketConnectorHandler connector, SocketConnectorHandler checks,
                  io.kodiak.tls.UpstreamTls tls, EventLoops loops,
                  DelayedExecutor timers, FreshConnects freshConnects, int maxConnections, long connectTimeoutMillis,
-                 long idleTimeoutMillis, boolean persistent) {
+                 long idleTimeoutMillis, boolean persistent, boolean privateToClients) {
         this.target = target;
         this.connector = connector;
         this.checks = checks;
@@ -76,6 +80,7 @@ public final class UpstreamPool {
         this.maxConnections = maxConnections;
         this.freshConnects = freshConnects;
         this.timers = new PoolTimers(timers);
+        this.privates = privateToClients ? new PrivateConnections(this, loops, this.timers, idleTimeoutMillis) : null;
         this.budget = new ServerConnections(address, connector, maxConnections, loops.count(), loops::get,
                 this::reclaimFor);
         this.waitingHere = new java.util.concurrent.atomic.AtomicIntegerArray(loops.count());
@@ -98,7 +103,8 @@ public final class UpstreamPool {
     /** Loop {@code waiting} waits for the budget: every other loop gives up an idle connection, if it has one to spare. */
     private void reclaimFor(int waiting) {
         for (int i = 0; i < pools.length; i++) {
-            if (i != waiting) {
+            // A connection kept for one client serves no other, the waiting loop's own included.
+            if (i != waiting || privates != null) {
                 int index = i;
                 loops.get(i).post(() -> reclaimIdle(index));
             }
@@ -107,6 +113,12 @@ public final class UpstreamPool {
 
     /** On loop {@code index}: closes one idle connection while another loop waits and none of this loop's exchanges does. */
     private void reclaimIdle(int index) {
+        if (privates != null) {
+            if (budget.anyWait()) {
+                privates.giveUpOldest(index);
+            }
+            return;
+        }
         if (waitingHere.get(index) > 0 || !budget.othersWait(index)) {
             return;
         }
@@ -142,6 +154,22 @@ public final class UpstreamPool {
 
     public UpstreamTarget target() {
         return target;
+    }
+
+    /**
+     * As {@link #acquire(CompletionHandler)}, for an exchange of {@code client} (null: none in
+     * particular): on a server sent PROXY headers, the connection kept for that client connection
+     * when there is one, else a new one (never another client's).
+     */
+    public void acquire(io.kodiak.proxyprotocol.ClientOrigin client, CompletionHandler<Connection> handler) {
+        if (privates != null && client != null && !retired) {
+            Connection<?> kept = privates.take(client);
+            if (kept != null) {
+                handler.completed(kept);
+                return;
+            }
+        }
+        acquire(handler);
     }
 
     /** Hands a connection to {@code handler} without blocking: an idle one, a new one, or the next one released. */
@@ -290,7 +318,10 @@ public final class UpstreamPool {
     /** Returns a connection whose last exchange completed cleanly; with persistence off it is closed instead. */
     public void release(Connection<?> connection) {
         if (!persistent) {
-            discard(connection);
+            // Kept for its own client connection, unless an exchange waits for max-connections.
+            if (privates == null || retired || budget.anyWait() || !privates.keep(connection, ownerIndex(connection))) {
+                discard(connection);
+            }
             return;
         }
         int index = ownerIndex(connection);
@@ -353,7 +384,7 @@ public final class UpstreamPool {
     }
 
     public int idleConnections() {
-        int idle = 0;
+        int idle = privates == null ? 0 : privates.idle();
         for (SingleEndpointPool<SocketAddress> pool : pools) {
             idle += pool.getReadyConnectionsCount();
         }
@@ -385,6 +416,9 @@ public final class UpstreamPool {
      */
     void close() {
         retired = true;
+        if (privates != null) {
+            privates.closeAll();
+        }
         for (SingleEndpointPool<SocketAddress> pool : pools) {
             pool.close();
         }

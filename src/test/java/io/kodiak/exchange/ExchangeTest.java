@@ -577,8 +577,8 @@ class ExchangeTest {
         }
 
         @Override
-        public io.kodiak.proxyprotocol.ProxyHeader origin() {
-            return io.kodiak.proxyprotocol.ProxyHeader.LOCAL;
+        public io.kodiak.proxyprotocol.ClientOrigin origin() {
+            return io.kodiak.proxyprotocol.ClientOrigin.NOBODY;
         }
 
         @Override

@@ -103,7 +103,9 @@ class ProxyProtocolUpstreamTest {
                 try (RawHttp client = new RawHttp(new Socket("127.0.0.1", behindBalancer))) {
                     client.send("PROXY TCP4 203.0.113.7 192.0.2.1 51234 443\r\nGET /a HTTP/1.1\r\nHost: a\r\n\r\n");
                     assertEquals(200, client.read().status());
-                    // The same client again: a new upstream connection, since one that named a client serves no other.
+                    // The same client again: this server closes each connection after one answer, so a
+                    // new upstream connection, with the same client's header (ProxyProtocolKeepAliveTest
+                    // has a server that keeps them).
                     client.send("GET /b HTTP/1.1\r\nHost: a\r\n\r\n");
                     assertEquals(200, client.read().status());
                 }
