@@ -57,7 +57,7 @@ final class ProxyGauges {
         for (ProxyHeaderRefused.Reason reason : ProxyHeaderRefused.Reason.values()) {
             FunctionCounter.builder("kodiak.proxy.protocol.refused", kodiak, k -> k.listener().proxyProtocol().refusedCount(reason))
                     .description("Connections closed unanswered on a proxy-protocol listener: no header, a malformed or"
-                            + " oversized one, or one for another transport than TCP")
+                            + " oversized one, one for another transport than TCP, or a peer outside proxy-protocol-trusted")
                     .tag("reason", reason.label)
                     .register(registry);
         }

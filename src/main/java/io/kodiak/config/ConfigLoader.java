@@ -27,7 +27,7 @@ import java.util.Set;
  */
 public final class ConfigLoader {
     private static final String GROUPS = "proxy.upstreams";
-    private static final List<String> LISTENER_KEYS = List.of("host", "port", "tls", "proxy-protocol");
+    private static final List<String> LISTENER_KEYS = List.of("host", "port", "tls", "proxy-protocol", "proxy-protocol-trusted");
     /** proxy.upstream.tls keys without a default (absent: no client certificate, the URL's host as SNI). */
     private static final Set<String> OPTIONAL_UPSTREAM_TLS_KEYS = Set.of("upstream.tls.certificate", "upstream.tls.key",
             "upstream.tls.server-name");
@@ -135,7 +135,7 @@ public final class ConfigLoader {
                 selectors == 0 ? cores : selectors, workers == 0 ? cores * 2 : workers, strategy,
                 persistent, idle, maxRequests, (int) headerSize, bodySize, maxConnections, halfClose,
                 new TlsReader(keys, warnings).read("proxy.listener.tls"), http2 ? http2Settings : null,
-                keys.bool("proxy.listener.proxy-protocol"));
+                keys.bool("proxy.listener.proxy-protocol"), AddressBlock.readList(keys, "proxy.listener.proxy-protocol-trusted"));
 
         ProxyConfig.Upstream upstream = new ProxyConfig.Upstream(
                 keys.bool("proxy.upstream.persistent-connections"),
@@ -157,13 +157,18 @@ public final class ConfigLoader {
                 keys.size("proxy.buffers.max-queued", 0, Long.MAX_VALUE,
                         "0 (a quarter of the maximum heap) or a size, e.g. 256m"));
 
-        List<ProxyConfig.Endpoint> moreListeners = moreListeners(host, port);
+        List<ProxyConfig.Endpoint> moreListeners = moreListeners(host, port, listener.proxyProtocolTrusted());
         ProxyConfig.Admin admin = new ProxyConfig.Admin(keys.bool("proxy.admin.enabled"),
                 keys.string("proxy.admin.host"), keys.port("proxy.admin.port"), adminToken(keys));
         for (ProxyConfig.Endpoint endpoint : ProxyConfig.endpoints(listener, moreListeners)) {
             if (admin.enabled() && admin.port() == endpoint.port() && admin.port() > 0) {
                 problems.add(new ConfigProblem("proxy.admin.port", String.valueOf(admin.port()),
                         "a port other than " + endpoint.key() + ".port (the admin endpoints are never on a proxied port)"));
+            }
+            if (endpoint.proxyProtocol() && endpoint.proxyProtocolTrusted().isEmpty() && !loopback(endpoint.host())) {
+                // Allowed (nothing else can know the balancers' addresses), but said at every start.
+                warnings.add(endpoint.key() + ": proxy-protocol = true with no proxy-protocol-trusted, on " + endpoint.host()
+                        + ": any peer that reaches this port can claim any client address; list the balancers' addresses");
             }
         }
 
@@ -216,7 +221,7 @@ public final class ConfigLoader {
      * proxy.listeners: more addresses, each { host, port, tls }, sharing every other setting with
      * proxy.listener (so one instance serves 80 and 443). Two listeners on one address are refused.
      */
-    private List<ProxyConfig.Endpoint> moreListeners(String defaultHost, int defaultPort) {
+    private List<ProxyConfig.Endpoint> moreListeners(String defaultHost, int defaultPort, List<AddressBlock> defaultTrusted) {
         String key = "proxy.listeners";
         List<? extends Config> entries;
         try {
@@ -250,9 +255,19 @@ public final class ConfigLoader {
             }
             // Not inherited from proxy.listener: one port behind the balancer, another without.
             boolean proxyProtocol = entry.has("proxy-protocol") && entry.bool("proxy-protocol");
-            endpoints.add(new ProxyConfig.Endpoint(at, host, port, new TlsReader(entry, warnings).read("tls"), proxyProtocol));
+            // Inherited: the balancers' addresses are usually the same for every port behind them.
+            List<AddressBlock> trusted = entry.has("proxy-protocol-trusted")
+                    ? AddressBlock.readList(entry, "proxy-protocol-trusted") : defaultTrusted;
+            endpoints.add(new ProxyConfig.Endpoint(at, host, port, new TlsReader(entry, warnings).read("tls"), proxyProtocol,
+                    trusted));
         }
         return List.copyOf(endpoints);
+    }
+
+    /** A loopback host: only this machine reaches it. */
+    private static boolean loopback(String host) {
+        java.net.InetAddress literal = AddressLiterals.parse(host);
+        return literal != null ? literal.isLoopbackAddress() : host.equalsIgnoreCase("localhost");
     }
 
     private static String address(String host, int port) {

@@ -33,16 +33,19 @@ public record ProxyConfig(Listener listener, List<Endpoint> moreListeners, List<
 
     static List<Endpoint> endpoints(Listener listener, List<Endpoint> moreListeners) {
         List<Endpoint> all = new ArrayList<>(1 + moreListeners.size());
-        all.add(new Endpoint("proxy.listener", listener.host(), listener.port(), listener.tls(), listener.proxyProtocol()));
+        all.add(new Endpoint("proxy.listener", listener.host(), listener.port(), listener.tls(), listener.proxyProtocol(),
+                listener.proxyProtocolTrusted()));
         all.addAll(moreListeners);
         return all;
     }
 
     /**
      * One listening address with its own TLS (null: plain HTTP); every other setting is proxy.listener's.
-     * {@code key}: where it is configured, for messages.
+     * {@code key}: where it is configured, for messages. {@code proxyProtocolTrusted}: with
+     * {@code proxyProtocol}, the peers whose connections are taken (empty: every peer).
      */
-    public record Endpoint(String key, String host, int port, TlsSettings tls, boolean proxyProtocol) {
+    public record Endpoint(String key, String host, int port, TlsSettings tls, boolean proxyProtocol,
+                           List<AddressBlock> proxyProtocolTrusted) {
         public String scheme() {
             return tls == null ? "http" : "https";
         }
@@ -52,12 +55,13 @@ public record ProxyConfig(Listener listener, List<Endpoint> moreListeners, List<
      * Client-facing side. {@code maxBodySize} is -1 when unlimited; thread counts are resolved (never 0);
      * {@code maxConnections} 0 is resolved when the proxy starts, from the open-file limit (ConnectionBudget);
      * {@code tls} is null for plain HTTP; {@code http2} null when HTTP/2 is off; {@code proxyProtocol}: each
- * connection opens with a PROXY protocol header.
+     * connection opens with a PROXY protocol header; {@code proxyProtocolTrusted}: the peers allowed
+     * to send one (empty: every peer), proxy.listeners entries' default too.
      */
     public record Listener(String host, int port, int selectorThreads, int workerThreads, IoStrategyName ioStrategy,
                            boolean persistentConnections, Duration idleTimeout, int maxRequestsPerConnection,
                            int maxHeaderSize, long maxBodySize, int maxConnections, ClientHalfClose clientHalfClose,
-                           TlsSettings tls, Http2 http2, boolean proxyProtocol) {
+                           TlsSettings tls, Http2 http2, boolean proxyProtocol, List<AddressBlock> proxyProtocolTrusted) {
     }
 
     /** proxy.listener.http2-settings: what each HTTP/2 connection announces (its max header list: max-header-size). */

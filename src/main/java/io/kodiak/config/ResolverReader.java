@@ -5,11 +5,9 @@ import com.typesafe.config.ConfigValueType;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
 
 /**
  * Reads {@code proxy.resolver}: the DNS servers asked for the upstream names that are resolved
@@ -18,9 +16,6 @@ import java.util.regex.Pattern;
  */
 final class ResolverReader {
     /** Each byte 0-255: only a literal is accepted, so reading the setting never asks DNS itself. */
-    private static final Pattern IPV4 = Pattern.compile("((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\\.){3}"
-            + "(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])");
-    private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*");
     private static final String SERVER = "an IP address and port of a DNS server, e.g. \"127.0.0.53:53\" or \"[::1]:53\"";
 
     private final ConfigReader keys;
@@ -77,19 +72,12 @@ final class ResolverReader {
         if (number < 1 || number > 65535) {
             return null;
         }
-        if (host.startsWith("[") && host.endsWith("]")) {
+        boolean bracketed = host.startsWith("[") && host.endsWith("]");
+        if (bracketed) {
             host = host.substring(1, host.length() - 1);
-            if (!IPV6.matcher(host).matches()) {
-                return null;
-            }
-        } else if (!IPV4.matcher(host).matches()) {
-            return null;
         }
-        try {
-            // A literal: no lookup happens here.
-            return new InetSocketAddress(InetAddress.getByName(host), number);
-        } catch (UnknownHostException e) {
-            return null;
-        }
+        // IPv6 in brackets, IPv4 without.
+        InetAddress address = bracketed == host.contains(":") ? AddressLiterals.parse(host) : null;
+        return address == null ? null : new InetSocketAddress(address, number);
     }
 }

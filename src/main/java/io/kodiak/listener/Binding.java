@@ -63,7 +63,7 @@ final class Binding {
                 .add(client.answerHalfClosed() ? new HalfCloseTransportFilter() : new TransportFilter());
         if (endpoint.proxyProtocol()) {
             // Below TLS: the balancer's header comes before the client's handshake.
-            builder.add(new ProxyProtocolFilter(wiring.proxyProtocol()));
+            builder.add(new ProxyProtocolFilter(wiring.proxyProtocol(), endpoint.proxyProtocolTrusted()));
         }
         if (endpoint.tls() != null) {
             // TLS under Kodiak's codec: the codec reads and writes plain bytes either way.
@@ -93,7 +93,8 @@ final class Binding {
         ClientSettings nextClient = clientSettings(next, settings);
         boolean sameTls = Objects.equals(endpoint.tls(), next.tls());
         if (sameTls && nextClient.equals(client) && endpoint.key().equals(next.key())
-                && endpoint.proxyProtocol() == next.proxyProtocol()) {
+                && endpoint.proxyProtocol() == next.proxyProtocol()
+                && endpoint.proxyProtocolTrusted().equals(next.proxyProtocolTrusted())) {
             return this;
         }
         return new Binding(next, nextClient, sameTls ? this : null, wiring);

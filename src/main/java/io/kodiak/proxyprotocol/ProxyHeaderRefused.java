@@ -11,7 +11,9 @@ public final class ProxyHeaderRefused extends Exception {
         /** Longer than a v1 line (107 bytes) or than {@link ProxyHeaderParser#MAX_V2_BODY} after a v2 header. */
         OVERSIZED("oversized"),
         /** Well formed, but not TCP: a datagram connection cannot be what reached a TCP listener. */
-        UNSUPPORTED("unsupported");
+        UNSUPPORTED("unsupported"),
+        /** From a peer outside the listener's proxy-protocol-trusted: closed at its accept, nothing read. */
+        UNTRUSTED("untrusted");
 
         public final String label;
 

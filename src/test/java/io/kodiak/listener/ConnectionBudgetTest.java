@@ -46,10 +46,10 @@ class ConnectionBudgetTest {
         TlsSettings jsse = new TlsSettings(pem, pem, List.of(), List.of(),
                 List.of(), TlsSettings.ClientAuth.NONE, null, TlsSettings.Provider.JSSE);
         assertEquals(1, ConnectionBudget.filesPerClient(List.of(
-                new Endpoint("proxy.listener", "127.0.0.1", 80, null, false),
-                new Endpoint("proxy.listeners[0]", "127.0.0.1", 443, jsse, false))));
+                new Endpoint("proxy.listener", "127.0.0.1", 80, null, false, List.of()),
+                new Endpoint("proxy.listeners[0]", "127.0.0.1", 443, jsse, false, List.of()))));
         assertEquals(3, ConnectionBudget.filesPerClient(List.of(
-                new Endpoint("proxy.listener", "127.0.0.1", 80, null, false),
-                new Endpoint("proxy.listeners[0]", "127.0.0.1", 443, conscrypt, false))));
+                new Endpoint("proxy.listener", "127.0.0.1", 80, null, false, List.of()),
+                new Endpoint("proxy.listeners[0]", "127.0.0.1", 443, conscrypt, false, List.of()))));
     }
 }
