@@ -22,7 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * Kodiak behind a real HAProxy in TCP mode with send-proxy-v2 (and its health checks with
- * check-send-proxy): the client's address, not HAProxy's, reaches the upstream. bin/test.sh installs
+ * check-send-proxy): the client's address, not HAProxy's, reaches the upstream; HAProxy's address
+ * is the one trusted source, and the client going around it is closed unread. bin/test.sh installs
  * HAProxy and requires this test (-Dkodiak.test.peers=required); elsewhere it runs when HAProxy is there.
  */
 class HaproxySendsProxyTest {
@@ -52,7 +53,9 @@ class HaproxySendsProxyTest {
     void theClientsAddressCrossesHaproxyInTcpMode() throws Exception {
         String haproxy = haproxy();
         try (RecordingUpstream upstream = new RecordingUpstream(RecordingUpstream.ECHO);
-             ProxyHarness proxy = ProxyHarness.forUpstream(upstream.url("/"), "proxy.listener.proxy-protocol = true\n")) {
+             ProxyHarness proxy = ProxyHarness.forUpstream(upstream.url("/"), "proxy.listener.proxy-protocol = true\n"
+                     // HAProxy connects from 127.0.0.1: the one trusted source.
+                     + "proxy.listener.proxy-protocol-trusted = [\"127.0.0.1/32\"]\n")) {
             int front = freePort();
             Path config = dir.resolve("haproxy.cfg");
             Files.writeString(config, """
@@ -87,6 +90,20 @@ class HaproxySendsProxyTest {
                 for (ProxyHeaderRefused.Reason reason : ProxyHeaderRefused.Reason.values()) {
                     assertEquals(0, counts.refusedCount(reason), reason + ": " + Files.readString(dir.resolve("haproxy.log")));
                 }
+                // The same client straight to Kodiak, bypassing HAProxy, with a header of its own: closed unread.
+                Socket bypass = new Socket();
+                bypass.bind(new InetSocketAddress("127.0.0.2", 0));
+                bypass.connect(new InetSocketAddress("127.0.0.1", proxy.port()), 5_000);
+                try (RawHttp client = new RawHttp(bypass)) {
+                    try {
+                        client.send("PROXY TCP4 203.0.113.7 192.0.2.1 51234 443\r\nGET /spoofed HTTP/1.1\r\nHost: a\r\n\r\n");
+                    } catch (IOException closedAlready) {
+                        // closed at the accept
+                    }
+                    org.junit.jupiter.api.Assertions.assertTrue(client.drainedToTheEnd(), "closed unanswered");
+                }
+                await(() -> counts.refusedCount(ProxyHeaderRefused.Reason.UNTRUSTED) == 1, "the bypass counted as untrusted");
+                assertEquals(1, upstream.received().size(), "the spoofed request never went upstream");
             } finally {
                 balancer.destroy();
                 balancer.waitFor(10, TimeUnit.SECONDS);
