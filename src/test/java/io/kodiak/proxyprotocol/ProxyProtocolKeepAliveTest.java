@@ -107,6 +107,40 @@ class ProxyProtocolKeepAliveTest {
         }
     }
 
+    /** The same under every I/O strategy, with several loops: kept, reused and closed each on its client's loop. */
+    @Test
+    void everyIoStrategyKeepsEachConnectionOnItsClientsLoop() throws Exception {
+        long straysBefore = io.kodiak.loop.EventLoops.strays();
+        for (String strategy : new String[]{"same-thread", "dynamic", "worker-thread"}) {
+            try (PrivateUpstream upstream = new PrivateUpstream();
+                 ProxyHarness proxy = proxy(upstream, "v2", "proxy.listener.io-strategy = \"" + strategy + "\"\n"
+                         + "proxy.listener.selector-threads = 3\nproxy.listener.worker-threads = 4\n")) {
+                List<RawHttp> clients = new java.util.ArrayList<>();
+                try {
+                    for (int i = 0; i < 4; i++) {
+                        RawHttp client = behindBalancer(proxy);
+                        client.send(CARRIED);
+                        clients.add(client);
+                    }
+                    for (int round = 0; round < 3; round++) {
+                        for (int i = 0; i < clients.size(); i++) {
+                            get(clients.get(i), "/r" + round, "C" + i);
+                        }
+                    }
+                    assertEquals(4, upstream.connections.size(), strategy + ": " + upstream.connections);
+                    eachConnectionServedOneClient(upstream);
+                } finally {
+                    for (RawHttp client : clients) {
+                        client.close();
+                    }
+                }
+                await(() -> upstream.connections.stream().allMatch(c -> c.closedByProxy), strategy + ": all closed with their clients");
+                await(() -> pool(proxy).openConnections() == 0 && pool(proxy).idleConnections() == 0, strategy + ": none left");
+            }
+        }
+        assertEquals(straysBefore, io.kodiak.loop.EventLoops.strays(), "no event off its owning loop");
+    }
+
     @Test
     void directClientsToo() throws Exception {
         try (PrivateUpstream upstream = new PrivateUpstream(); ProxyHarness proxy = proxy(upstream, "v1", "")) {
