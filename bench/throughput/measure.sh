@@ -17,20 +17,26 @@ warm() {
   wrk_wait || true
 }
 
-# Keeps warming Kodiak up, in 3 s slices that cycle through the payloads and connection counts, until its
-# compiler threads take under 5 % of its CPU in a slice, or jit_max seconds have passed: a JVM still
-# compiling is paying a start-up cost that a long-running proxy does not.
+# Keeps warming each Kodiak (plain, and with tracing) up, in 3 s slices that cycle through the payloads and
+# connection counts, until its compiler threads take under 5 % of its CPU in a slice, or jit_max seconds
+# have passed: a JVM still compiling is paying a start-up cost that a long-running proxy does not.
 warm_jit() {
-  in_targets kodiak && ((jit_max > 0)) || return 0
-  local pid extra=0 i=0 size conns share=100 a b ta tb used
+  local t
+  for t in "${targets[@]}"; do is_kodiak "$t" && warm_jit_of "$t"; done
+  return 0
+}
+
+warm_jit_of() {
+  local target=$1 pid extra=0 i=0 size conns share=100 a b ta tb used
   local -a levels=(80 "${concurrency[-1]}")
+  ((jit_max > 0)) || return 0
   [ "$phase" = scale ] && levels=("${scale_conns[0]}")
-  pid=$(target_pid "kodiak-$phase") || return 0
+  pid=$(target_pid "$target-$phase") || return 0
   while ((extra < jit_max)); do
     size=${payloads[i % ${#payloads[@]}]} conns=${levels[i % ${#levels[@]}]}
     read -r -a a <<<"$(jvm_split "$pid")"
     read -r -a ta <<<"$(user_sys_ticks "$pid")"
-    if [ "$phase" = scale ]; then warm kodiak 3 "$conns" "$SCALE_PAYLOAD" "$STUB_PATH"; else warm kodiak 3 "$conns" "$size"; fi
+    if [ "$phase" = scale ]; then warm "$target" 3 "$conns" "$SCALE_PAYLOAD" "$STUB_PATH"; else warm "$target" 3 "$conns" "$size"; fi
     read -r -a b <<<"$(jvm_split "$pid")"
     read -r -a tb <<<"$(user_sys_ticks "$pid")"
     extra=$((extra + 3)) i=$((i + 1))
@@ -39,8 +45,8 @@ warm_jit() {
     ((share < 0)) && share=0
     ((share < 5)) && break
   done
-  jit_note="${jit_note:+$jit_note, }$phase: compiler threads ${share}% of Kodiak's CPU in the last warm-up slice after ${extra}s of JIT warm-up"
-  progress "Kodiak JIT: compiler threads at ${share}% of its CPU after ${extra}s of extra warm-up"
+  jit_note="${jit_note:+$jit_note, }$phase, $target: compiler threads ${share}% of its CPU in the last warm-up slice after ${extra}s of JIT warm-up"
+  progress "$target JIT: compiler threads at ${share}% of its CPU after ${extra}s of extra warm-up"
 }
 
 # With --wait-quiet: waits until the machine, with this run's services idle, is at most 25 % busy (others'
@@ -168,6 +174,7 @@ measure() {
   ut=$((u1[0] + u1[1] - u0[0] - u0[1])) ct=$((c1[0] + c1[1] - c0[0] - c0[1]))
   row_new
   row_set phase "$row_phase" target "$target" family "$(is_kodiak "$target" && echo kodiak || echo "$target")" \
+    jvm "$(is_jvm_target "$target" && echo 1 || echo 0)" \
     scenario "$scenario" size "$(size_label "$payload")" payload "$payload" connections "$conns" repetition "$rep" \
     position "$position" planned_s "$seconds" proxied "$proxied" upstream_delay_ms "$delay_ms" \
     requests "${v[requests]}" duration_us "${v[duration_us]}" bytes "${v[bytes]}" \

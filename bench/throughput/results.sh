@@ -6,8 +6,8 @@
 # the figures (req/s, CPU µs and bytes allocated per request, ms, MB, ...). proxied (0 for direct),
 # upstream_delay_ms (the stub's 500 ms, 0 for the static backend) and accounted_ticks (wrk's, the proxy's,
 # the upstream's and a trace collector's ticks together) are there for those formulas. family is "kodiak"
-# for Kodiak and its tracing variants, which the tracing tables compare.
-RUN_FIELDS=(phase:text target:text family:text scenario:text size:text payload connections repetition position
+# for Kodiak and its tracing variants, which the tracing tables compare; jvm is 1 for the targets on a JVM.
+RUN_FIELDS=(phase:text target:text family:text jvm scenario:text size:text payload connections repetition position
   planned_s proxied upstream_delay_ms requests duration_us bytes err_connect err_read err_write err_status err_timeout
   mean_us p50_us p75_us p90_us p95_us p99_us max_us
   proxy_user_ticks proxy_sys_ticks upstream_ticks wrk_ticks collector_ticks accounted_ticks machine_busy_ticks
@@ -74,6 +74,13 @@ describe_run() {
   fi
   if in_targets kodiak-trace1 || in_targets kodiak-trace100; then
     facts+=(--param "tracing=kodiak-trace1 and kodiak-trace100: Kodiak with proxy.tracing on, sampler 0.01 and 1.0, exporting over OTLP/HTTP to a collector of its own (bench/lib/otlp-sink.py) that counts and drops")
+    local t received
+    for t in kodiak-trace1 kodiak-trace100; do
+      in_targets "$t" || continue
+      # Still running: the collectors stop with everything else when the run ends.
+      read -r -a received <<<"$(collector_counts "$t")"
+      facts+=(--param "collector of $t=${received[0]} exports received, ${received[1]} bytes, over the whole run")
+    done
   fi
   $alloc && facts+=(--param "allocation=JVM targets: JFR's per-thread allocation counters (bench/lib/alloc.jfc) read when each recorded run starts and ends, summed over the JVM's threads")
   [ ${#preflight_notes[@]} -eq 0 ] || facts+=(--param "preflight failures=$(joined "${preflight_notes[@]}")")

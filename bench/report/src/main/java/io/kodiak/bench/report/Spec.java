@@ -14,7 +14,7 @@ import java.util.Map;
  * records; the schema (bench/results.schema.json) has already said what is allowed, so absent optional
  * fields are simply null here.
  */
-record Spec(String title, List<String> notes, List<Spec.Section> sections, List<Spec.Check> checks) {
+record Spec(String title, List<String> notes, Spec.Lead verdict, List<Spec.Section> sections, List<Spec.Check> checks) {
 
     private static final ObjectMapper MAPPER = JsonMapper.builder()
             .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
@@ -49,7 +49,22 @@ record Spec(String title, List<String> notes, List<Spec.Section> sections, List<
         }
     }
 
-    record Column(String field, String label, Integer digits, boolean ratio, String chart, boolean link, boolean total) {
+    record Column(String field, String label, Integer digits, boolean ratio, boolean difference, String chart,
+                  boolean link, boolean total) {
+    }
+
+    /**
+     * The page's opening verdict: each target against the reference, measure by measure, as the median over
+     * the table rows ({@code rows}, e.g. every matrix cell) of its round-by-round ratio, in one sentence per
+     * target and one chart.
+     */
+    record Lead(Map<String, Object> where, List<String> rows, String reference, List<Measure> measures) {
+        Lead {
+            rows = rows == null ? List.of("scenario") : rows;
+        }
+    }
+
+    record Measure(String field, String label) {
     }
 
     /** A target judged per table row: target's value against the reference's, or against a bound. */
