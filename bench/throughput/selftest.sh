@@ -132,6 +132,11 @@ mkdir -p "$work/again"
 cp "$work/run/runs.jsonl" "$work/run/results.json" "$work/again/"
 check "--report keeps the run's description" \
   bash -c "'$run_sh' --report '$work/again' && jq -e '.meta.command == \"bin/bench.sh throughput --report $work/run\"' '$work/again/results.json'"
+mkdir -p "$work/old"
+# A run from before runs.jsonl: runs.tsv, its first line naming the fields.
+jq -r -s '(.[0] | keys_unsorted) as $k | ($k | @tsv), (.[] | [.[$k[]] | . // "-"] | @tsv)' "$work/run/runs.jsonl" >"$work/old/runs.tsv"
+check "--report remakes a run that wrote runs.tsv, by its header's names" \
+  bash -c "'$run_sh' --report '$work/old' >/dev/null && grep -qF '| 512 B | 80 | 39.2 [38.8–39.6] | 20.0 | 20.0 | 1.96 [1.94–1.98] | 1.00 |' '$work/old/report.md'"
 mkdir -p "$work/broken"
 { cat "$work/run/runs.jsonl"; echo '{"phase":"matrix","target":"kodiak",'; } >"$work/broken/runs.jsonl"
 check "--report refuses a runs.jsonl line that is not JSON" bash -c "! '$run_sh' --report '$work/broken'"
