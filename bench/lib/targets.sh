@@ -3,21 +3,21 @@
 # on Ctrl-C or an error. A service lives in TARGETS_DIR/<name>/ with its config, pid file and logs. Sourced.
 #
 #   targets_init DIR LOG            where services live, and the log their start and stop output goes to
-#   target_start NAME STARTER ARGS  runs STARTER NAME ARGS... (one of the launch_* below) with its output in
+#   target_start NAME STARTER ARGS  runs STARTER NAME ARGS... (one of the start_* below) with its output in
 #                                   the log; on failure prints the log's tail and returns 1
 #   target_pid NAME                 the pid of a running service (returns 1 when it is not running)
 #   target_stop NAME                stop one (SIGTERM, SIGKILL after 30 s)
 #   targets_stop_all                stop every service still running, newest first
 #
-# Launchers (each returns once the service accepts connections on 127.0.0.1:PORT):
-#   launch_nginx NAME PORT CONF          nginx in the foreground with CONF (its -p prefix: the service's dir)
-#   launch_haproxy NAME PORT CFG         HAProxy in the foreground (-db: the recorded pid is the proxy)
-#   launch_java_source NAME PORT CLASSPATH SOURCE ARGS...   a single-file Java program, with
+# Starters (each returns once the service accepts connections on 127.0.0.1:PORT):
+#   start_nginx NAME PORT CONF          nginx in the foreground with CONF (its -p prefix: the service's dir)
+#   start_haproxy NAME PORT CFG         HAProxy in the foreground (-db: the recorded pid is the proxy)
+#   start_java_source NAME PORT CLASSPATH SOURCE ARGS...   a single-file Java program, with
 #                                       bin/proxy.sh's JVM defaults and TARGETS_JAVA_OPTS
-#   launch_kodiak NAME PORT CONF JAVA_OPTS   Kodiak from TARGETS_KODIAK_HOME: by its bin/proxy.sh start, or
+#   start_kodiak NAME PORT CONF JAVA_OPTS   Kodiak from TARGETS_KODIAK_HOME: by its bin/proxy.sh start, or
 #                                       java -jar TARGETS_KODIAK_JAR when TARGETS_KODIAK_LAUNCH=java
-#   launch_stub NAME PORT                bin/stub.sh start: async, 500 ms (STUB_JAVA_OPTS for its JVM)
-#   launch_otlp_sink NAME PORT           bench/lib/otlp-sink.py: an OTLP/HTTP collector that counts and drops
+#   start_stub NAME PORT                bin/stub.sh start: async, 500 ms (STUB_JAVA_OPTS for its JVM)
+#   start_otlp_sink NAME PORT           bench/lib/otlp-sink.py: an OTLP/HTTP collector that counts and drops
 # TARGETS_JAVA is the JDK 17 java the JVM services run on.
 
 declare -A _target_kind=() _target_pidfile=() _target_marker=()
@@ -68,7 +68,7 @@ targets_stop_all() {
   for ((i = ${#_targets_started[@]} - 1; i >= 0; i--)); do target_stop "${_targets_started[i]}"; done
 }
 
-launch_nginx() {
+start_nginx() {
   local name=$1 port=$2 conf=$3 dir=$TARGETS_DIR/$1 nginx
   nginx=$(command -v nginx || echo /usr/sbin/nginx)
   mkdir -p "$dir/tmp"
@@ -78,7 +78,7 @@ launch_nginx() {
     "$nginx" -p "$dir/" -c "$conf" -e "$dir/logs/error.log"
 }
 
-launch_haproxy() {
+start_haproxy() {
   local name=$1 port=$2 cfg=$3 dir=$TARGETS_DIR/$1 haproxy
   haproxy=$(command -v haproxy || echo /usr/sbin/haproxy)
   "$haproxy" -c -q -f "$cfg" || return 1
@@ -87,7 +87,7 @@ launch_haproxy() {
     "$haproxy" -db -C "$dir" -f "$cfg"
 }
 
-launch_java_source() {
+start_java_source() {
   local name=$1 port=$2 classpath=$3 source=$4 dir=$TARGETS_DIR/$1 opts=()
   shift 4
   read -r -a opts <<<"${TARGETS_JAVA_OPTS:-}"
@@ -96,7 +96,7 @@ launch_java_source() {
     "$TARGETS_JAVA" -Xms256m -Xmx1g -XX:+UseParallelGC ${opts[@]+"${opts[@]}"} -cp "$classpath" "$source" "$port" "$@"
 }
 
-launch_kodiak() {
+start_kodiak() {
   local name=$1 port=$2 conf=$3 java_opts=$4 dir=$TARGETS_DIR/$1 opts=()
   if [ "${TARGETS_KODIAK_LAUNCH:-java}" = proxy.sh ]; then
     _target_record "$name" proxy.sh "$dir/proxy.pid"
@@ -111,14 +111,14 @@ launch_kodiak() {
   fi
 }
 
-launch_stub() {
+start_stub() {
   local name=$1 port=$2 dir=$TARGETS_DIR/$1
   _target_record "$name" stub "$dir/stub.pid"
   STUB_BASE=$dir STUB_PORT=$port STUB_DELAY_MS=500 STUB_MODE=async STUB_HOST=127.0.0.1 \
     JAVA_OPTS=${STUB_JAVA_OPTS:-} "$BENCH_ROOT/bin/stub.sh" start
 }
 
-launch_otlp_sink() {
+start_otlp_sink() {
   local name=$1 port=$2 dir=$TARGETS_DIR/$1
   _target_record "$name" daemon "$dir/daemon.pid" "otlp-sink.py $port"
   daemon_start "$name" "$dir/daemon.pid" "$dir/logs/console.log" "otlp-sink.py $port" 127.0.0.1 "$port" 30 -- \

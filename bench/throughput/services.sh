@@ -90,20 +90,20 @@ start_proxy() {
   case $target in
     kodiak*)
       write_kodiak_conf "$target" "$dir"
-      target_start "$name" launch_kodiak "${PORT[$target]}" "$dir/kodiak.conf" "$(kodiak_java_opts)" ;;
+      target_start "$name" start_kodiak "${PORT[$target]}" "$dir/kodiak.conf" "$(kodiak_java_opts)" ;;
     nginx)
       # As shipped, nginx logs every request the way its default configuration does: unbuffered, combined format.
       $as_shipped && log_path=$dir/logs/access.log
       sed -e "s#@BASE@#$dir#g" -e "s#@PORT@#${PORT[nginx]}#g" -e "s#@UPSTREAM_PORT@#$(upstream_port nginx)#g" \
         -e "s#^    access_log off;#    access_log $log_path;#" "$here/nginx.conf" >"$dir/nginx.conf"
-      target_start "$name" launch_nginx "${PORT[nginx]}" "$dir/nginx.conf" ;;
+      target_start "$name" start_nginx "${PORT[nginx]}" "$dir/nginx.conf" ;;
     haproxy)
       sed -e "s#@PORT@#${PORT[haproxy]}#g" -e "s#@UPSTREAM_PORT@#$(upstream_port haproxy)#g" "$here/haproxy.cfg" >"$dir/haproxy.cfg"
-      target_start "$name" launch_haproxy "${PORT[haproxy]}" "$dir/haproxy.cfg" ;;
-    relay) target_start "$name" launch_java_source "${PORT[relay]}" "$kodiak_dist/lib/*" "$here/GrizzlyRelay.java" "$(upstream_port relay)" ;;
-    nio-relay) target_start "$name" launch_java_source "${PORT[nio-relay]}" "$kodiak_dist/lib/*" "$here/NioRelay.java" "$(upstream_port nio-relay)" ;;
-    undertow) target_start "$name" launch_java_source "${PORT[undertow]}" "$jvm_proxies_classpath" "$root/bench/jvm-proxies/UndertowProxy.java" "$(upstream_port undertow)" ;;
-    vertx) target_start "$name" launch_java_source "${PORT[vertx]}" "$jvm_proxies_classpath" "$root/bench/jvm-proxies/VertxProxy.java" "$(upstream_port vertx)" ;;
+      target_start "$name" start_haproxy "${PORT[haproxy]}" "$dir/haproxy.cfg" ;;
+    relay) target_start "$name" start_java_source "${PORT[relay]}" "$kodiak_dist/lib/*" "$here/GrizzlyRelay.java" "$(upstream_port relay)" ;;
+    nio-relay) target_start "$name" start_java_source "${PORT[nio-relay]}" "$kodiak_dist/lib/*" "$here/NioRelay.java" "$(upstream_port nio-relay)" ;;
+    undertow) target_start "$name" start_java_source "${PORT[undertow]}" "$jvm_proxies_classpath" "$root/bench/jvm-proxies/UndertowProxy.java" "$(upstream_port undertow)" ;;
+    vertx) target_start "$name" start_java_source "${PORT[vertx]}" "$jvm_proxies_classpath" "$root/bench/jvm-proxies/VertxProxy.java" "$(upstream_port vertx)" ;;
   esac
 }
 
@@ -114,7 +114,7 @@ start_backend() {
   for size in "${payloads[@]}"; do head -c "$size" /dev/zero | tr '\0' 'b' >"$dir/www/$size"; done
   sed -e "s#@BASE@#$dir#g" -e "s#@PORT@#${PORT[backend]}#g" "$here/backend.nginx.conf" >"$dir/nginx.conf"
   progress "start backend"
-  target_start backend launch_nginx "${PORT[backend]}" "$dir/nginx.conf"
+  target_start backend start_nginx "${PORT[backend]}" "$dir/nginx.conf"
 }
 
 start_phase() {
@@ -124,7 +124,7 @@ start_phase() {
   else
     # One stub per target: the idle upstream connections one proxy keeps after its 8,000-connection run
     # would otherwise crowd the next target's connections out of a shared stub's 20,000 files.
-    for t in "${targets[@]}"; do progress "start stub-$t"; target_start "stub-$t" launch_stub "${STUB_PORT_OF[$t]}" || exit 1; done
+    for t in "${targets[@]}"; do progress "start stub-$t"; target_start "stub-$t" start_stub "${STUB_PORT_OF[$t]}" || exit 1; done
   fi
   for t in "${targets[@]}"; do [ "$t" = direct ] || start_proxy "$t" || exit 1; done
 }
@@ -145,7 +145,7 @@ start_collectors() {
   for t in "${targets[@]}"; do
     [ -n "${TRACE_SAMPLER[$t]:-}" ] || continue
     progress "start collector-$t (OTLP/HTTP on :${COLLECTOR_PORT[$t]})"
-    target_start "collector-$t" launch_otlp_sink "${COLLECTOR_PORT[$t]}" || exit 1
+    target_start "collector-$t" start_otlp_sink "${COLLECTOR_PORT[$t]}" || exit 1
   done
 }
 
