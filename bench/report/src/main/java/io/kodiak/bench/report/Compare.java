@@ -37,6 +37,9 @@ final class Compare {
         for (Section section : spec.sections()) {
             List<JsonNode> inA = Rows.where(rowsA, section.where());
             List<JsonNode> inB = Rows.where(rowsB, section.where());
+            if (!section.filledBy(inA) && !section.filledBy(inB)) {
+                continue;
+            }
             for (Column column : section.columns()) {
                 if (!column.link() && !(Rows.numbers(inA, column.field()).isEmpty() && Rows.numbers(inB, column.field()).isEmpty())) {
                     tables.add(table(section, column, inA, labelA, inB, labelB));

@@ -27,7 +27,7 @@ final class Layout {
         List<Table> tables = new ArrayList<>();
         for (Section section : spec.sections()) {
             List<JsonNode> kept = Rows.where(rows, section.where());
-            if (!kept.isEmpty()) {
+            if (section.filledBy(kept)) {
                 tables.add(table(section, kept));
             }
         }

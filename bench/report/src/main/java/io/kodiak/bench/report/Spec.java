@@ -35,9 +35,15 @@ record Spec(String title, List<String> notes, Spec.Lead verdict, List<Spec.Secti
 
     /** One table: rows keyed by {@code rows} fields, a column per metric (and per series value). */
     record Section(String title, String text, Map<String, Object> where, List<String> rows, JsonNode series,
-                   String reference, List<Column> columns) {
+                   String reference, Integer minSeries, List<Column> columns) {
         Section {
             rows = rows == null ? List.of("scenario") : rows;
+        }
+
+        /** Whether rows fill this section: some rows, and at least min_series values of its series field. */
+        boolean filledBy(List<JsonNode> rows) {
+            String field = seriesField();
+            return !rows.isEmpty() && (minSeries == null || field == null || Rows.values(rows, field).size() >= minSeries);
         }
 
         /** The series field: {@code target} unless the section names another, or none (JSON null). */

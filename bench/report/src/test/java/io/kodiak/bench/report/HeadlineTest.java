@@ -16,7 +16,7 @@ class HeadlineTest {
             {"title": "t",
              "verdict": {"rows": ["payload"], "reference": "nginx",
                          "measures": [{"field": "rps", "label": "req/s"}, {"field": "cpu", "label": "CPU µs/req"}]},
-             "sections": [{"title": "cost", "rows": ["payload"], "reference": "kodiak",
+             "sections": [{"title": "cost", "rows": ["payload"], "reference": "kodiak", "min_series": 2,
                            "columns": [{"field": "cpu", "label": "µs", "digits": 1, "difference": true}]}]}""";
 
     private static ObjectNode run(String target, String payload, int rep, double rps, Double cpu) {
@@ -51,6 +51,12 @@ class HeadlineTest {
     @Test
     void noVerdictWithoutItsReference() throws Exception {
         assertNull(Layout.of(Fixtures.results(SPEC, run("kodiak", "512 B", 1, 80, 20.0))).headline());
+    }
+
+    @Test
+    void aSectionWithFewerSeriesThanItsMinimumIsLeftOut() throws Exception {
+        assertTrue(Layout.of(Fixtures.results(SPEC, run("kodiak", "512 B", 1, 80, 20.0))).tables().isEmpty(),
+                "a cost against kodiak with only kodiak measured says nothing");
     }
 
     @Test
