@@ -29,3 +29,43 @@ wrk_stats() {
     END { if (requests == "") print "", "", "", "", "", "", "", "", ""
           else print requests + 0, requests - non2xx, non2xx + errors, errors + 0, rps, p50, "", p99, mean }' "$1"
 }
+
+# A bounded wrk run in the background, whose own CPU time is kept (bench/throughput). One at a time.
+#
+#   wrk_start LOG CPUFILE SECONDS CONNECTIONS URL SCRIPT [SCRIPT ARGS...]
+#                      wrk -t2 with SCRIPT (a Lua file) for SECONDS, killed 60 s past that at the latest;
+#                      WRK_JOB holds the pid of the subshell around it; CPUFILE gets wrk's CPU ticks
+#   wrk_wait           waits for it; returns wrk's exit code
+#   wrk_abort          stops a run in progress (Ctrl-C, errors); nothing when none is
+WRK_JOB=""
+
+wrk_start() {
+  local log=$1 cpufile=$2 seconds=$3 conns=$4 url=$5 script=$6
+  shift 6
+  (
+    rc=0
+    timeout -k 5 $((seconds + 60)) wrk -t2 -c "$conns" -d "${seconds}s" --timeout 10s -s "$script" "$url" \
+      -- "$@" >"$log" 2>&1 </dev/null || rc=$?
+    # The subshell's cutime + cstime, read after waiting for wrk: wrk's CPU, and nothing else's.
+    read -r line <"/proc/$BASHPID/stat"
+    read -r -a f <<<"${line##*) }"
+    echo "$((f[13] + f[14]))" >"$cpufile"
+    exit "$rc"
+  ) &
+  WRK_JOB=$!
+}
+
+wrk_wait() {
+  local rc=0
+  wait "$WRK_JOB" || rc=$?
+  WRK_JOB=""
+  return "$rc"
+}
+
+wrk_abort() {
+  [ -n "$WRK_JOB" ] || return 0
+  local child
+  for child in $(ps -o pid= --ppid "$WRK_JOB" 2>/dev/null); do kill -TERM "$child" 2>/dev/null || true; done
+  wait "$WRK_JOB" 2>/dev/null || true
+  WRK_JOB=""
+}

@@ -92,23 +92,26 @@ for round in $(seq 1 "$rounds"); do
       ${confs[$i]:+--kodiak-conf "${confs[$i]}"} >"$log" 2>&1 \
       || { tail -n 20 "$log" >&2; die "bin/bench.sh throughput failed (see $log)"; }
     dir=$(sed -n 's/^report: \(.*\)\/report.md$/\1/p' "$log" | tail -n 1)
-    [ -f "$dir/runs.tsv" ] || die "no runs.tsv from the run logged in $log"
+    [ -f "$dir/runs.jsonl" ] || die "no runs.jsonl from the run logged in $log"
     echo "$dir" >>"$out/sides/$i"
   done
 done
 
-# merge_rounds DIR...: the rounds of one side as one run, each round's rows with the round as their repetition.
+# merge_rounds DIR...: the rounds of one side as one run, each round's rows with the round as their
+# repetition (jq: bin/bench.sh throughput installed it).
 merge_rounds() {
-  awk -F'\t' -v OFS='\t' '
-    FNR == 1 { round++; for (c = 1; c <= NF; c++) if ($c == "repetition") rep = c; if (round == 1) print; next }
-    { $rep = round; print }' "${@/%//runs.tsv}"
+  local dir round=0
+  for dir in "$@"; do
+    round=$((round + 1))
+    jq -c --argjson round "$round" '.repetition = $round' "$dir/runs.jsonl"
+  done
 }
 
 sides=("$out/a" "$out/b")
 for i in 0 1; do
   mapfile -t dirs <"$out/sides/$i"
   mkdir -p "${sides[$i]}"
-  merge_rounds "${dirs[@]}" >"${sides[$i]}/runs.tsv"
+  merge_rounds "${dirs[@]}" >"${sides[$i]}/runs.jsonl"
   "$root/bin/bench.sh" throughput --report "${sides[$i]}" >"$out/report-$i.log" 2>&1 \
     || { tail -n 20 "$out/report-$i.log" >&2; die "the report of ${names[$i]}'s runs failed (see $out/report-$i.log)"; }
 done

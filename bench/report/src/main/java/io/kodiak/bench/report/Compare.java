@@ -37,6 +37,9 @@ final class Compare {
         for (Section section : spec.sections()) {
             List<JsonNode> inA = Rows.where(rowsA, section.where());
             List<JsonNode> inB = Rows.where(rowsB, section.where());
+            if (!section.filledBy(inA) && !section.filledBy(inB)) {
+                continue;
+            }
             for (Column column : section.columns()) {
                 if (!column.link() && !(Rows.numbers(inA, column.field()).isEmpty() && Rows.numbers(inB, column.field()).isEmpty())) {
                     tables.add(table(section, column, inA, labelA, inB, labelB));
@@ -48,7 +51,7 @@ final class Compare {
         facts.add(new Fact(labelB, run(b)));
         List<String> notes = List.of("B/A above 1 means B measured more than A (slower where the column is a cost, faster "
                 + "where it is a rate); a range across 1 is within the runs' spread.");
-        return new Page(spec.title() + ": " + labelA + " against " + labelB, facts, notes, List.of(), tables,
+        return new Page(spec.title() + ": " + labelA + " against " + labelB, null, facts, notes, List.of(), tables,
                 "bin/bench.sh " + a.path("bench").asText() + " --compare A B");
     }
 
@@ -66,7 +69,8 @@ final class Compare {
     private static Table table(Section section, Column shown, List<JsonNode> inA, String labelA, List<JsonNode> inB, String labelB) {
         // Two runs can have different numbers of repetitions: counts are compared per run (their medians), not as sums.
         Column column = shown.total()
-                ? new Column(shown.field(), shown.label() + " per run", shown.digits(), shown.ratio(), shown.chart(), shown.link(), false)
+                ? new Column(shown.field(), shown.label() + " per run", shown.digits(), shown.ratio(), shown.difference(), shown.chart(),
+                        shown.link(), false)
                 : shown;
         String series = section.seriesField();
         List<String> seriesValues = series == null ? Arrays.asList((String) null) : union(Rows.values(inA, series), Rows.values(inB, series));

@@ -27,14 +27,15 @@ final class Layout {
         List<Table> tables = new ArrayList<>();
         for (Section section : spec.sections()) {
             List<JsonNode> kept = Rows.where(rows, section.where());
-            if (!kept.isEmpty()) {
+            if (section.filledBy(kept)) {
                 tables.add(table(section, kept));
             }
         }
         List<Page.Verdict> verdicts = spec.checks().stream().map(c -> Checks.judge(c, rows))
                 .filter(v -> v.judged() > 0).toList();
         JsonNode meta = results.get("meta");
-        return new Page(spec.title(), MetaFacts.of(meta), spec.notes(), verdicts, tables, meta.path("command").asText());
+        Page.Headline headline = spec.verdict() == null ? null : Headline.of(spec.verdict(), rows);
+        return new Page(spec.title(), headline, MetaFacts.of(meta), spec.notes(), verdicts, tables, meta.path("command").asText());
     }
 
     static Table table(Section section, List<JsonNode> rows) {
@@ -50,6 +51,9 @@ final class Layout {
             for (String s : ratioSeries(section, column, seriesValues)) {
                 header.add(s + "/" + section.reference() + " " + column.label());
             }
+            for (String s : differenceSeries(section, column, seriesValues)) {
+                header.add(s + " − " + section.reference() + " " + column.label());
+            }
         }
         List<List<Cell>> lines = new ArrayList<>();
         for (Map.Entry<List<String>, List<JsonNode>> group : groups.entrySet()) {
@@ -62,6 +66,11 @@ final class Layout {
                 for (String s : ratioSeries(section, column, seriesValues)) {
                     line.add(ratio(column, Rows.withValue(group.getValue(), series, s),
                             Rows.withValue(group.getValue(), series, section.reference())));
+                }
+                for (String s : differenceSeries(section, column, seriesValues)) {
+                    Spread d = Ratios.difference(Rows.withValue(group.getValue(), series, s),
+                            Rows.withValue(group.getValue(), series, section.reference()), column.field());
+                    line.add(d == null ? Cell.EMPTY : Cell.of(d, column.digits()));
                 }
             }
             lines.add(line);
@@ -89,6 +98,14 @@ final class Layout {
     /** The series a ratio column divides by the section's reference (none when it has no reference among them). */
     static List<String> ratioSeries(Section section, Column column, List<String> seriesValues) {
         if (!column.ratio() || section.reference() == null || !seriesValues.contains(section.reference())) {
+            return List.of();
+        }
+        return seriesValues.stream().filter(s -> !section.reference().equals(s)).toList();
+    }
+
+    /** The series a difference column subtracts the section's reference from. */
+    static List<String> differenceSeries(Section section, Column column, List<String> seriesValues) {
+        if (!column.difference() || section.reference() == null || !seriesValues.contains(section.reference())) {
             return List.of();
         }
         return seriesValues.stream().filter(s -> !section.reference().equals(s)).toList();

@@ -12,6 +12,9 @@ final class Markdown {
 
     static String of(Page page) {
         StringBuilder md = new StringBuilder("# ").append(inline(page.title())).append("\n\n");
+        if (page.headline() != null) {
+            headline(md, page.headline());
+        }
         page.facts().forEach(f -> md.append("- **").append(inline(f.name())).append("**: ").append(inline(f.value())).append('\n'));
         md.append('\n');
         page.notes().forEach(n -> md.append(n).append("\n\n"));
@@ -25,6 +28,26 @@ final class Markdown {
         }
         page.tables().forEach(t -> table(md, t));
         return md.toString();
+    }
+
+    /** The verdict first: its sentences, then the chart's figures as a table (the bars are report.html's). */
+    private static void headline(StringBuilder md, Page.Headline h) {
+        md.append("## Verdict\n\n");
+        h.sentences().forEach(s -> md.append("- ").append(inline(s)).append('\n'));
+        md.append("\n| target |");
+        h.chart().datasets().forEach(d -> md.append(' ').append(inline(d.label())).append(" |"));
+        md.append("\n|---|");
+        h.chart().datasets().forEach(d -> md.append("---:|"));
+        md.append('\n');
+        for (int i = 0; i < h.chart().labels().size(); i++) {
+            md.append("| ").append(inline(h.chart().labels().get(i))).append(" |");
+            for (Page.Dataset d : h.chart().datasets()) {
+                Cell c = d.points().get(i);
+                md.append(' ').append(c == null ? "" : inline(c.text())).append(" |");
+            }
+            md.append('\n');
+        }
+        md.append('\n');
     }
 
     private static void table(StringBuilder md, Table t) {

@@ -6,8 +6,12 @@ import java.util.List;
  * What a report shows, worked out once: both report.md and report.html are written from this (the page
  * embeds it as JSON and draws it), so the two cannot disagree.
  */
-record Page(String title, List<Fact> facts, List<String> notes, List<Verdict> checks, List<Table> tables,
-            String command) {
+record Page(String title, Headline headline, List<Fact> facts, List<String> notes, List<Verdict> checks,
+            List<Table> tables, String command) {
+
+    /** What the page opens with, before the run's description: one sentence per target, one chart. */
+    record Headline(String reference, List<String> sentences, Chart chart) {
+    }
 
     /** A line of the run's description: the command, the machine, the versions. */
     record Fact(String name, String value) {

@@ -14,7 +14,7 @@ import java.util.Map;
  * records; the schema (bench/results.schema.json) has already said what is allowed, so absent optional
  * fields are simply null here.
  */
-record Spec(String title, List<String> notes, List<Spec.Section> sections, List<Spec.Check> checks) {
+record Spec(String title, List<String> notes, Spec.Lead verdict, List<Spec.Section> sections, List<Spec.Check> checks) {
 
     private static final ObjectMapper MAPPER = JsonMapper.builder()
             .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
@@ -35,9 +35,15 @@ record Spec(String title, List<String> notes, List<Spec.Section> sections, List<
 
     /** One table: rows keyed by {@code rows} fields, a column per metric (and per series value). */
     record Section(String title, String text, Map<String, Object> where, List<String> rows, JsonNode series,
-                   String reference, List<Column> columns) {
+                   String reference, Integer minSeries, List<Column> columns) {
         Section {
             rows = rows == null ? List.of("scenario") : rows;
+        }
+
+        /** Whether rows fill this section: some rows, and at least min_series values of its series field. */
+        boolean filledBy(List<JsonNode> rows) {
+            String field = seriesField();
+            return !rows.isEmpty() && (minSeries == null || field == null || Rows.values(rows, field).size() >= minSeries);
         }
 
         /** The series field: {@code target} unless the section names another, or none (JSON null). */
@@ -49,7 +55,22 @@ record Spec(String title, List<String> notes, List<Spec.Section> sections, List<
         }
     }
 
-    record Column(String field, String label, Integer digits, boolean ratio, String chart, boolean link, boolean total) {
+    record Column(String field, String label, Integer digits, boolean ratio, boolean difference, String chart,
+                  boolean link, boolean total) {
+    }
+
+    /**
+     * The page's opening verdict: each target against the reference, measure by measure, as the median over
+     * the table rows ({@code rows}, e.g. every matrix cell) of its round-by-round ratio, in one sentence per
+     * target and one chart.
+     */
+    record Lead(Map<String, Object> where, List<String> rows, String reference, List<Measure> measures) {
+        Lead {
+            rows = rows == null ? List.of("scenario") : rows;
+        }
+    }
+
+    record Measure(String field, String label) {
     }
 
     /** A target judged per table row: target's value against the reference's, or against a bound. */
