@@ -18,7 +18,8 @@ MIB = 1024 * 1024
 METRICS = [("heap_after_gc_bytes", "heap after full GC"), ("histogram_bytes", "live heap (class histogram)"),
            ("buffers_pooled_bytes", "pooled direct (kodiak_buffers_pooled_bytes)"),
            ("jvm_direct_bytes", "JDK direct buffers (jvm_buffer_memory_used_bytes)"),
-           ("write_queues_bytes", "write queues"), ("rss_bytes", "resident (VmRSS)"),
+           ("write_queues_bytes", "write queues"), ("rss_before_gc_bytes", "resident before the bench's GCs"),
+           ("rss_bytes", "resident (VmRSS) after them"),
            ("rss_heap_bytes", "resident: Java heap"), ("rss_rest_bytes", "resident: the rest")]
 
 
@@ -91,8 +92,8 @@ md = [f"# Memory per connection ({time.strftime('%Y-%m-%d', time.gmtime())})", "
       f"`{command}` at commit {commit}; {jv}; {uname}; 2 cores shared with other work (memory, not speed, is measured).",
       "Kodiak as shipped: `bin/proxy.sh start` (its JVM defaults) with bench/memory/kodiak.conf.", "",
       "## Bytes per connection (least-squares slope over the counts)", "",
-      "| run | state | counts | heap after GC | live heap (histogram) | pooled direct | JDK direct | write queues | RSS | RSS: heap | RSS: rest |",
-      "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+      "| run | state | counts | heap after GC | live heap (histogram) | pooled direct | JDK direct | write queues | RSS before GCs | RSS after GCs | RSS: heap | RSS: rest |",
+      "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
 for o in per_conn:
     md.append(f"| {o['run']} | {o['state']} | {','.join(map(str, o['counts']))} | " + " | ".join(
         per(o[k.replace('_bytes', '') + '_per_connection']) for k, _ in METRICS) + " |")

@@ -16,12 +16,14 @@
 #   stall   each asked for a 64 MiB body sent as fast as Kodiak takes it and reads none of it (a
 #           client that stopped reading: Kodiak's write queue fills to its bound); always at counts
 #           0, 100, 400 (the kernel's socket buffers fill too, and the machine is shared)
-# Each state gets a fresh Kodiak, warmed by 500 connections of that state, closed; then for each N in
-# --counts, in order: the client closes what it held and opens N in the state, 5 s to settle, then:
+# Each state gets a fresh Kodiak, warmed by connections of that state (500; idle 20, stall 50), closed;
+# then for each N in --counts, in order: the client closes what it held and opens N in the state, 5 s
+# to settle (stall 15 s), then: VmRSS as it is,
 # /metrics (kodiak_buffers_pooled_bytes, kodiak_buffers_in_use, jvm_buffer_memory_used_bytes{id=
 # "direct"}, kodiak_write_queues_bytes, connections, pool), jcmd GC.class_histogram (a full
 # collection: its total is the live heap; kept per point), jcmd GC.run + GC.heap_info (heap used
-# after a full collection), VmRSS/RssAnon from /proc. Then (unless --no-nmt) the idle state again
+# after a full collection), VmRSS/RssAnon from /proc after those collections (which touch pages: RSS
+# after is higher than before). Then (unless --no-nmt) the idle state again
 # at the lowest and highest count with JAVA_OPTS=-XX:NativeMemoryTracking=summary (NMT costs a few
 # % of memory itself; the headline figures come from the runs without it): jcmd VM.native_memory
 # summary, the JVM's memory by category (heap, classes, threads, code, GC, Other = direct). With
@@ -133,7 +135,8 @@ measure() {
   pid=$(daemon_pid "$out/kodiak/proxy.pid" "$kodiak_marker") || { echo "memory: Kodiak is not running" >&2; exit 1; }
   answer=$(ask open "$n" "$(path_of "$state")" "$state")
   log "$run $state N=$n: $answer"
-  sleep 5
+  # A stalled reader's queue fills while the backend pushes as fast as it can: longer to settle.
+  if [ "$state" = stall ]; then sleep 15; else sleep 5; fi
   curl -sf -m 20 "http://127.0.0.1:$admin_port/metrics" >"$m" || : >"$m"
   answer=$(ask status)
   local rss_before; rss_before=$(rss_kib "$pid")
@@ -175,7 +178,11 @@ run_state() {
   shift 2
   PROXY_CONF=$out/kodiak/proxy.conf PROXY_BASE=$out/kodiak "$root/bin/proxy.sh" start >>"$out/logs/proxy.sh.log" 2>&1 \
     || { tail -n 20 "$out/logs/proxy.sh.log" >&2; exit 1; }
-  log "$run $state: Kodiak started (pid $(daemon_pid "$out/kodiak/proxy.pid" "$kodiak_marker")); warm-up: $(ask open "$([ "$state" = stall ] && echo 50 || echo 500)" "$(path_of "$state")" "$state")"
+  # Warm-up: idle takes 20 (each leaves an upstream connection in the pool, which the N=0 point
+  # would count), stall 50 (each moves 64 MiB), the others 500.
+  local warm=500
+  case $state in idle) warm=20 ;; stall) warm=50 ;; esac
+  log "$run $state: Kodiak started (pid $(daemon_pid "$out/kodiak/proxy.pid" "$kodiak_marker")); warm-up: $(ask open "$warm" "$(path_of "$state")" "$state")"
   ask close >/dev/null
   for n in "$@"; do measure "$state" "$n" "$run"; done
   ask close >/dev/null
