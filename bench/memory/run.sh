@@ -131,7 +131,8 @@ num() { [ -n "$1" ] && echo "$1" || echo null; }
 
 # measure STATE N RUN: one line of results.jsonl
 measure() {
-  local state=$1 n=$2 run=$3 pid answer m="$out/logs/metrics-$run-$state-$n.txt" h="$out/histograms/$run-$state-$n.txt"
+  local state=$1 n=$2 run=$3 pid answer
+  local m="$out/logs/metrics-$run-$state-$n.txt" h="$out/histograms/$run-$state-$n.txt"
   pid=$(daemon_pid "$out/kodiak/proxy.pid" "$kodiak_marker") || { echo "memory: Kodiak is not running" >&2; exit 1; }
   answer=$(ask open "$n" "$(path_of "$state")" "$state")
   log "$run $state N=$n: $answer"
@@ -154,7 +155,7 @@ measure() {
   prom() { num "$(prom_sum "$m" "$1")"; }
   {
   printf '{"target":"kodiak","scenario":"memory-%s","run":"%s","state":"%s","connections":%s,"opened":%s,"sent":%s,"done":%s,"failed":%s,"streamed_bytes":%s,' \
-    "$state" "$run" "$state" "$n" "$(field opened "$answer")" "$(field sent "$answer")" "$(field done "$answer")" \
+    "$state" "$run" "$state" "$n" "$(field opened "$answer")" "$(field sent "$answer")" "$(field "done" "$answer")" \
     "$(field failed "$answer")" "$(field bytes "$answer")"
   printf '"heap_after_gc_bytes":%s,"histogram_bytes":%s,"histogram_instances":%s,"rss_bytes":%s,"rss_anon_bytes":%s,' \
     "$(num "${heap:+$((heap * 1024))}")" "$(num "${hist_bytes:-}")" "$(num "${hist_instances:-}")" "$(num "${rss:+$((rss * 1024))}")" "$(num "${anon:+$((anon * 1024))}")"
