@@ -66,6 +66,7 @@ case $command in
   faults) exec "$root/bench/faults/run.sh" "$@" ;;
   h2) exec "$root/bench/h2/run.sh" "$@" ;;
   soak) exec "$root/bench/soak/run.sh" "$@" ;;
+  memory) exec "$root/bench/memory/run.sh" "$@" ;;   # memory per connection, by state (bench/memory/run.sh)
   -h|--help|help) usage; exit 0 ;;
   *) usage; exit 2 ;;
 esac
