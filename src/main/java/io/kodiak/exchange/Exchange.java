@@ -282,6 +282,7 @@ public final class Exchange {
             return room;
         }
         phase = head.status() == 101 ? phase.switched() : phase.headForwarded();
+        sender.releasePrepared();
         return room;
     }
 

@@ -20,6 +20,7 @@ final class RequestRelay {
     private final long responseMillis;
     private boolean continueSent;
     private long sentNanos = -1;
+    private boolean preparedReleased;
 
     RequestRelay(ClientStream client, ForwardedRequest request, PreparedRequest prepared, RequestBody body,
                  long stallMillis, long responseMillis, Backpressure toUpstream) {
@@ -96,9 +97,21 @@ final class RequestRelay {
         return !body.complete() && request.expectContinue() && !continueSent;
     }
 
+    /**
+     * The final response's head went to the client: no attempt will send the request again (a retry
+     * needs an answer not begun), so the prepared head's memory goes back now rather than at the
+     * end, which a streamed or tunnelled answer may put off for hours (docs/memory.md).
+     */
+    void releasePrepared() {
+        if (!preparedReleased) {
+            preparedReleased = true;
+            prepared.release();
+        }
+    }
+
     /** The exchange is over: the prepared request's memory, and a body still held (no stream ever took it), may go back. */
     void release() {
-        prepared.release();
+        releasePrepared();
         Pieces.drop(body.takeHeld());
     }
 
