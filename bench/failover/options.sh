@@ -27,15 +27,7 @@ parse_options() {
   for t in "${target_list[@]}"; do
     case $t in kodiak|nginx|haproxy) ;; *) die "unknown target '$t' (kodiak, nginx, haproxy)" ;; esac
   done
-  choose_ports
-}
-
-# FAILOVER_PORT_BASE (default 9700): the proxies on +1 (Kodiak), +2 (nginx), +3 (HAProxy), the servers on
-# +11..+13, Kodiak's admin listener on +81; the server on +12 is the one killed.
-choose_ports() {
-  local base=${FAILOVER_PORT_BASE:-9700}
-  [[ $base =~ ^[0-9]+$ ]] && ((base >= 1024 && base <= 65400)) || die "FAILOVER_PORT_BASE must be a port from 1024 to 65400"
-  declare -gA PORT=([kodiak]=$((base + 1)) [nginx]=$((base + 2)) [haproxy]=$((base + 3)) [admin]=$((base + 81)))
-  SERVER_PORTS=($((base + 11)) $((base + 12)) $((base + 13)))
+  # FAILOVER_PORT_BASE (default 9700) moves every port (bench/lib/failover-servers.sh).
+  bench_ports FAILOVER_PORT_BASE 9700
   victim=1   # index into SERVER_PORTS: the middle one
 }

@@ -2,7 +2,10 @@
 # and the load they send through it (bench/failover/FailoverLoad.java), as services of bench/lib/targets.sh.
 # Sourced after common.sh.
 #
-#   SERVER_PORTS                      the three servers' ports; the bench sets them
+#   bench_ports ENV_NAME DEFAULT     the ports from the base in $ENV_NAME (else DEFAULT): PORT[kodiak],
+#                                     PORT[nginx], PORT[haproxy] on +1..+3, PORT[admin] (Kodiak's admin
+#                                     listener) on +81, SERVER_PORTS the three servers' on +11..+13; exit 2
+#                                     when the base is not a port from 1024 to 65400
 #   server_start I DELAY_MS LOG       server I (0, 1 or 2; service "server-I", named sI+1 in its answers) on
 #                                     SERVER_PORTS[I], answering after DELAY_MS; its request lines go to LOG
 #   server_kill I                     kill -9, as a crash; returns once the process is gone
@@ -12,7 +15,15 @@
 # TARGETS_JAVA is the JDK 17 java both run on.
 
 SERVER_PORTS=()
+declare -A PORT=()
 _failover_dir=$BENCH_ROOT/bench/failover
+
+bench_ports() {
+  local base=${!1:-$2}
+  [[ $base =~ ^[0-9]+$ ]] && ((base >= 1024 && base <= 65400)) || { echo "$1 must be a port from 1024 to 65400" >&2; exit 2; }
+  PORT=([kodiak]=$((base + 1)) [nginx]=$((base + 2)) [haproxy]=$((base + 3)) [admin]=$((base + 81)))
+  SERVER_PORTS=($((base + 11)) $((base + 12)) $((base + 13)))
+}
 
 server_start() {
   local i=$1 delay_ms=$2 log=$3
