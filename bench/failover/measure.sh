@@ -4,6 +4,7 @@
 # The row's fields: request_stats' (bench/lib/request-stats.sh) over the whole run, then p99 while the
 # server was down, the requests two servers saw (by method), when the proxy took the dead server out and
 # when the restarted one got a request again (null when that never showed).
+# shellcheck disable=SC2206 # REQUEST_STATS_FIELDS is a list of names, split on purpose
 FAILOVER_FIELDS=(target:text scenario:text repetition $REQUEST_STATS_FIELDS p99_down_ms get_twice post_twice
   out_after_ms used_again_after_ms)
 

@@ -3,6 +3,7 @@
 
 # request_stats' fields (bench/lib/request-stats.sh), then the reloads' own: how many, how many commands
 # failed, a command's median time, and the proxy's memory before and after (null in the baseline row).
+# shellcheck disable=SC2206 # REQUEST_STATS_FIELDS is a list of names, split on purpose
 RELOAD_FIELDS=(target:text scenario:text repetition $REQUEST_STATS_FIELDS reloads failed_reloads reload_command_ms
   rss_before_kib rss_after_kib heap_before_kib heap_after_kib)
 
