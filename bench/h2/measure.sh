@@ -6,8 +6,10 @@
 # proxies forward to (http1, h2c or grpc). no_message (--grpc): 2xx responses without their 105-byte
 # message, from h2load's data bytes; grpc_check: the calls after the run (ok, FAIL, or - without --grpc).
 # The ticks are the proxy's (cpu_ticks), the backend's, h2load's and the machine's over the run.
-H2_FIELDS=(mode:text size connections streams target:text round position seconds req_per_s ok_2xx failed errored
-  timeout non_2xx cpu_ticks hz cpu_us_per_req h2load_rc note:text backend_ticks h2load_ticks machine_busy_ticks
+# requests (done), ok (2xx), ko (failed + errored + non-2xx + no_message), rps, mean_ms are results.json's
+# common fields; h2load prints no percentiles (p50_ms, p95_ms, p99_ms: null). scenario names the cell.
+H2_FIELDS=(mode:text scenario:text size connections streams target:text repetition position seconds requests ok ko rps
+  p50_ms p95_ms p99_ms mean_ms failed errored timeout non_2xx cpu_ticks hz cpu_us_per_req h2load_rc note:text backend_ticks h2load_ticks machine_busy_ticks
   machine_total_ticks other_cpu_pct backend:text no_message grpc_check:text)
 
 # What h2load asks, per mode: GET /SIZE, or with --grpc the unary call (POST of the message file).
@@ -15,6 +17,9 @@ set_load_args() {
   load_args=()
   [ "$mode" != grpc ] || load_args=(-d "$grpc_message" -H 'content-type: application/grpc' -H 'te: trailers')
 }
+# A cell as the results name it: "100 B, -c 10 -m 100".
+cell_name() { echo "$1 B, -c $2 -m $3"; }
+
 # target_url TARGET SIZE
 target_url() {
   local s=$scheme
@@ -30,21 +35,24 @@ run_h2load() {
   bounded_run $(($5 + 30)) "$6" "$6.cpu" h2load -t 1 -c "$3" -m "$4" -D "$5" ${load_args[@]+"${load_args[@]}"} "$url"
 }
 
-# "reqps 2xx failed errored timeout non2xx data succeeded" from an h2load output ("-" for what it did not
-# print); data: the response bodies' bytes (h2load's "traffic: ... (N) data"); succeeded: the requests
-# done with a 2xx (the 2xx count also has the responses whose heads came in before -D ended, not their ends).
+# "reqps 2xx failed errored timeout non2xx data succeeded done mean_ms" from an h2load output ("-" for
+# what it did not print); data: the response bodies' bytes (h2load's "traffic: ... (N) data"); succeeded:
+# the requests done with a 2xx (the 2xx count also has the responses whose heads came in before -D ended,
+# not their ends); done: the requests that ended; mean_ms: "time for request"'s mean, in ms.
 parse_h2load() {
   awk '
+    function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /[0-9]s$/) return v * 1000; return "" }
+    function shown(v) { return v == "" ? "-" : v }
     /^finished in/ { for (i = 1; i <= NF; i++) if ($(i + 1) ~ /^req\/s/) rps = $i; sub(/,$/, "", rps) }
     /^traffic:/ { for (i = 2; i <= NF; i++) if ($(i + 1) ~ /^data/) { data = $i; gsub(/[()]/, "", data) } }
     /^requests:/ { for (i = 2; i <= NF; i++) { v = $i + 0; w = $(i + 1); sub(/,$/, "", w)
                      if (w == "failed") failed = v; else if (w == "errored") errored = v; else if (w == "timeout") timeout = v
-                     else if (w == "succeeded") succeeded = v } }
+                     else if (w == "succeeded") succeeded = v; else if (w == "done") done = v } }
     /^status codes:/ { for (i = 3; i <= NF; i++) { v = $i + 0; w = $(i + 1); sub(/,$/, "", w)
                      if (w == "2xx") ok = v; else if (w ~ /^[345]xx$/) non += v } }
-    END { printf "%s %s %s %s %s %s %s %s\n", (rps == "" ? "-" : rps), (ok == "" ? "-" : ok), (failed == "" ? "-" : failed),
-            (errored == "" ? "-" : errored), (timeout == "" ? "-" : timeout), (non == "" ? "-" : non), (data == "" ? "-" : data),
-            (succeeded == "" ? "-" : succeeded) }' "$1"
+    /^time for request:/ { mean = ms($6) }
+    END { print shown(rps), shown(ok), shown(failed), shown(errored), shown(timeout), shown(non), shown(data),
+            shown(succeeded), shown(done), shown(mean) }' "$1"
 }
 
 # grpc_check TARGET NAME: GRPC_CHECK_CALLS unary calls through TARGET at once (GrpcEcho client, its own
@@ -105,9 +113,14 @@ measure() {
     if check_line=$(grpc_check "$t" "$name"); then check=ok
     else check=FAIL note="${note:+$note; }gRPC check after the run: $check_line"; fi
   fi
+  # The errors column of results.md, as results.json's ko: null when h2load gave no result.
+  local ko=-
+  [ "${f[0]}" = - ] || ko=$(awk -v a="${f[2]}" -v b="${f[3]}" -v c="${f[5]}" -v d="$no_message" \
+    'function n(x) { return x == "-" ? 0 : x } BEGIN { print n(a) + n(b) + n(c) + n(d) }')
   row_new
-  row_set mode "$scheme" size "$size" connections "$c" streams "$m" target "$t" round "$round" position "$pos" \
-    seconds "$seconds" req_per_s "${f[0]}" ok_2xx "${f[1]}" failed "${f[2]}" errored "${f[3]}" timeout "${f[4]}" \
+  row_set mode "$scheme" scenario "$(cell_name "$size" "$c" "$m")" size "$size" connections "$c" streams "$m" target "$t" \
+    repetition "$round" position "$pos" seconds "$seconds" requests "${f[8]}" ok "${f[1]}" ko "$ko" rps "${f[0]}" \
+    p50_ms "" p95_ms "" p99_ms "" mean_ms "${f[9]}" failed "${f[2]}" errored "${f[3]}" timeout "${f[4]}" \
     non_2xx "${f[5]}" cpu_ticks "$ticks" hz "$hz" cpu_us_per_req "$cpu" h2load_rc "$rc" note "$note" \
     backend_ticks "$((b1 - b0))" h2load_ticks "$h2ticks" machine_busy_ticks "$((m1[0] - m0[0]))" \
     machine_total_ticks "$((m1[1] - m0[1]))" other_cpu_pct "$other" backend "$mode" no_message "$no_message" grpc_check "$check"

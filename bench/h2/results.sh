@@ -97,11 +97,11 @@ write_results_md() {
         key = $col["size"] SUBSEP $col["connections"] SUBSEP $col["streams"] SUBSEP $col["target"]
         if (!(($col["size"] SUBSEP $col["connections"] SUBSEP $col["streams"]) in seen)) { seen[$col["size"] SUBSEP $col["connections"] SUBSEP $col["streams"]] = 1
           cells[++ncells] = $col["size"] SUBSEP $col["connections"] SUBSEP $col["streams"] }
-        if ($col["req_per_s"] != "-") rps[key] = rps[key] " " $col["req_per_s"]
+        if ($col["rps"] != "-") rps[key] = rps[key] " " $col["rps"]
         if ($col["cpu_us_per_req"] != "-") cpu[key] = cpu[key] " " $col["cpu_us_per_req"]
         err[key] += num($col["failed"]) + num($col["errored"]) + num($col["non_2xx"]) + num($col["no_message"])
         if ($col["grpc_check"] == "FAIL") chk[key]++
-        if ($col["req_per_s"] == "-" || $col["h2load_rc"] != 0) bad[key]++
+        if ($col["rps"] == "-" || $col["h2load_rc"] != 0) bad[key]++
         runs[key]++
         if (!(key in oth) || $col["other_cpu_pct"] + 0 > oth[key]) oth[key] = $col["other_cpu_pct"] + 0
       }
@@ -123,7 +123,7 @@ write_results_md() {
           }
         }
       }'
-    notes=$(by_name '$col["note"] != "-" && $col["note"] != "" { printf "- %s B, -c %s -m %s, %s, round %s: %s\n", $col["size"], $col["connections"], $col["streams"], $col["target"], $col["round"], $col["note"] }')
+    notes=$(by_name '$col["note"] != "-" && $col["note"] != "" { printf "- %s B, -c %s -m %s, %s, round %s: %s\n", $col["size"], $col["connections"], $col["streams"], $col["target"], $col["repetition"], $col["note"] }')
     if [ -n "$notes" ]; then echo; echo "Notes from the runs:"; echo; echo "$notes"; fi
     if [ -n "$kodiak_warnings" ]; then
       echo; echo "Kodiak's warnings and errors during the run (count, message):"; echo; echo '```'; echo "$kodiak_warnings"; echo '```'
@@ -131,4 +131,20 @@ write_results_md() {
     echo
     echo "Raw h2load outputs: h2load/ (warm-*.txt and preflight-*.txt unrecorded); one row per measured run: runs.jsonl; configurations: run/*/.$([ "$mode" = grpc ] && echo " GrpcEcho's build and every check's output: grpc/.")"
   } >"$out/results.md"
+}
+
+# write_report: results.json, report.md and report.html from runs.jsonl through bench/report, laid out by
+# bench/h2/report.json (the verdict first: each proxy against nginx), with the run's description.
+write_report() {
+  local facts=(--version "h2load=$(h2load --version 2>&1 | head -n 1)" --version "nginx=$(version_of nginx "$(command -v nginx)")")
+  in_targets haproxy && facts+=(--version "haproxy=$(version_of haproxy "$(command -v haproxy)")")
+  facts+=(--version "java=$(version_of java "$java17")")
+  $tls && facts+=(--version "openssl=$(version_of openssl)")
+  [ "$mode" != grpc ] || facts+=(--version "grpc-java=${grpc_version:-unknown}")
+  facts+=(--param "mode=$($tls && echo 'h2 over TLS (ALPN)' || echo 'h2c (prior knowledge)')" --param "backend=$mode"
+    --param "targets=${targets[*]}" --param "rounds=$rounds" --param "seconds=$seconds"
+    --param "warm-up=${warm} s per cell and target, Kodiak's first ${kodiak_first_warm} s, not recorded")
+  [ -z "$kodiak_info" ] || facts+=(--param "Kodiak=$kodiak_info; JAVA_OPTS $kodiak_java_opts")
+  [ ${#preflight_notes[@]} -eq 0 ] || facts+=(--param "preflight failures=$(printf '%s; ' "${preflight_notes[@]}")")
+  bench_report h2 "$out" "$invocation" --rows "$out/runs.jsonl" "${facts[@]}" >/dev/null
 }

@@ -31,9 +31,10 @@
 # like nginx's and HAProxy's (bench/throughput/logback.xml); KODIAK_JAVA_OPTS adds JVM options.
 # Defaults: 3 rounds of 10 s; --quick: 1 round of 5 s, 8 s first Kodiak warm-up, 2 s after.
 # Writes target/bench/h2-<timestamp>/: results.md (the table, the command, the machine, the versions),
-# runs.jsonl (a row per measured run, fields by name) and every h2load output in h2load/ (and grpc/: GrpcEcho's build and
-# checks). Bounded: h2load stops by itself (and is killed 30 s after its duration), a check after 60 s;
-# everything started is stopped by pid, also on errors.
+# runs.jsonl (a row per measured run, fields by name), and through bench/report (bench/h2/report.json)
+# results.json, report.md and report.html, which open with each proxy against nginx; every h2load output
+# in h2load/ (and grpc/: GrpcEcho's build and checks). Bounded: h2load stops by itself (and is killed
+# 30 s after its duration), a check after 60 s; everything started is stopped by pid, also on errors.
 # Installs nginx, haproxy, nghttp2-client (h2load), curl and openssl when missing; builds Kodiak's
 # checkout when its jar is missing or older than its sources (not a KODIAK_JAR); with --grpc, compiles
 # GrpcEcho with javac against `mvn dependency:build-classpath` (test scope) of this checkout's pom.xml.
@@ -48,12 +49,12 @@
 #
 # The pieces: options.sh (arguments, tools, the Kodiak measured, ports), services.sh (material, the backend
 # and the proxies' configurations), measure.sh (h2load, the preflight, a run's row), results.sh
-# (results.md); bench/lib/common.sh loads the shared ones (targets.sh starts and stops services, proc.sh
+# (results.md, the report); bench/lib/common.sh loads the shared ones (targets.sh starts and stops services, proc.sh
 # samples CPU, rows.sh writes by name), bench/lib/bounded-run.sh runs h2load.
 set -euo pipefail
 invocation="bin/bench.sh h2${*:+ $*}"
 
-usage() { sed -n '2,47p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,48p' "$0" | sed 's/^# \{0,1\}//'; }
 here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 root=$(cd "$here/../.." && pwd)
 # shellcheck source=../lib/common.sh
@@ -65,6 +66,8 @@ done
 
 parse_options "$@"
 ensure_tools
+# Built now (npm and Maven, once), so that a missing tool stops the run before it measures, not after.
+report_jar >/dev/null || die "the report module (bench/report) did not build"
 
 # ---- the run's directory, ports and the Kodiak measured; everything started is stopped by pid -----------
 stamp=$(date -u +%Y%m%d-%H%M%S)
@@ -75,6 +78,7 @@ mkdir -p "$out/h2load" "$out/logs" "$out/run"
 choose_ports
 choose_kodiak
 rows_open "$out/runs.jsonl" "${H2_FIELDS[@]}"
+bench_begin "$out"
 targets_init "$out/run" "$out/logs/services.log"
 cleanup() {
   local rc=$?
@@ -110,6 +114,7 @@ run_cells() {
         measure "${targets[(k + round + ncell) % n]}" "$size" "$c" "$m" "$round" "$pos"
       done
     done
+    bench_sample_load
   done
 }
 
@@ -145,4 +150,6 @@ collect_kodiak_warnings
 write_results_md "$elapsed"
 ln -sfn "$(basename "$out")" "$root/target/bench/latest-h2"
 cat "$out/results.md"
+write_report || die "the runs are in $out/runs.jsonl, but their report could not be written"
 log "results: $out/results.md"
+log "report:  $out/report.md, $out/report.html, $out/results.json"
