@@ -30,12 +30,9 @@ set -euo pipefail
 
 here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 root=$(cd "$here/../.." && pwd)
-. "$root/bin/lib/daemon.sh"
-. "$root/bin/lib/packages.sh"
-. "$root/bin/lib/build.sh"
-. "$root/bench/lib/report.sh"
-. "$root/bench/lib/versions.sh"
-. "$root/bench/lib/proc.sh"
+# shellcheck source=../lib/common.sh
+. "$root/bench/lib/common.sh"
+# shellcheck source=../lib/group-proxies.sh
 . "$root/bench/lib/group-proxies.sh"
 
 args="$*"

@@ -17,15 +17,20 @@ RUN_FIELDS=(phase:text target:text family:text jvm scenario:text size:text paylo
 # write_report DIR COMMAND [bench_report options...]: DIR/results.json, report.md and report.html from
 # DIR/runs.jsonl (needs bench_begin first).
 write_report() {
-  local dir=$1 command=$2 rows=$1/logs/report-rows.jsonl notes order
+  local dir=$1 command=$2 rows=$1/logs/report-rows.jsonl notes order runs=$1/runs.jsonl
   shift 2
   mkdir -p "$dir/logs"
+  # A run from before runs.jsonl (runs.tsv, its header naming the fields) is read by those names.
+  if [ ! -f "$runs" ] && [ -f "$dir/runs.tsv" ]; then
+    runs=$dir/logs/runs-from-tsv.jsonl
+    tsv_as_jsonl "$dir/runs.tsv" >"$runs" || return 1
+  fi
   # Tables and charts list the targets in the order the rows first name them, and the runs rotate: the
   # rows go in ALL_TARGETS' order, each target's runs kept in order.
   order=$(printf '%s\n' "${ALL_TARGETS[@]}" | jq -R . | jq -sc .)
   jq -c --argjson order "$order" -s \
     'to_entries | sort_by([(.value.target as $t | $order | index($t)) // 999, .key]) | .[].value' \
-    "$dir/runs.jsonl" >"$rows" || return 1
+    "$runs" >"$rows" || return 1
   # What went wrong in a run (a service that exited, wrk's exit code, no result) is its note.
   notes=$(jq -r -s '[.[] | select(.note != "") | "\(.scenario), \(.target), repetition \(.repetition): \(.note)"] | join("; ")' "$rows")
   [ -z "$notes" ] || set -- "$@" --param "notes from the runs=$notes"
@@ -33,6 +38,18 @@ write_report() {
   [ -f "$dir/results.json" ] && set -- "$@" --meta-from "$dir/results.json"
   # report.json names every section and check a full run can fill; the page shows those this run filled.
   bench_report throughput "$dir" "$command" --rows "$rows" "$@" >/dev/null
+}
+
+# tsv_as_jsonl FILE: a TSV whose first line names the fields as JSON lines, typed as bench/report types a
+# TSV (text fields stay text; "", "-" and "null" are null; numbers are numbers).
+tsv_as_jsonl() {
+  jq -R -s -c '
+    split("\n") | map(select(length > 0) | split("\t")) | .[0] as $names | .[1:][]
+    | [$names, .] | transpose | map({key: .[0], value: (.[1] as $v
+        | if (.[0] | IN("phase", "target", "scenario", "size", "note")) then $v
+          elif ($v == "" or $v == "-" or $v == "null") then null
+          elif ($v | test("^-?[0-9]+(\\.[0-9]+)?$")) then ($v | tonumber)
+          else $v end)}) | from_entries' "$1"
 }
 
 # The checks against the issues' targets as report.md states them, and where the report is.

@@ -30,7 +30,7 @@ PATH=$(dirname "$java17"):$PATH
 
 if [ -n "$report_only" ]; then
   dir=$(realpath "$report_only")
-  [ -f "$dir/runs.jsonl" ] || die "$dir/runs.jsonl not found"
+  [ -f "$dir/runs.jsonl" ] || [ -f "$dir/runs.tsv" ] || die "$dir/runs.jsonl not found (nor a runs.tsv of an older run)"
   ensure_packages "bench throughput" jq || exit 1
   bench_begin "$dir"
   write_report "$dir" "$invocation" || die "could not write the report of $dir"

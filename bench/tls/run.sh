@@ -23,20 +23,8 @@ set -euo pipefail
 
 here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 root=$(cd "$here/../.." && pwd)
-# shellcheck source=../../bin/lib/daemon.sh
-. "$root/bin/lib/daemon.sh"
-# shellcheck source=../../bin/lib/packages.sh
-. "$root/bin/lib/packages.sh"
-# shellcheck source=../../bin/lib/build.sh
-. "$root/bin/lib/build.sh"
-# shellcheck source=../lib/report.sh
-. "$root/bench/lib/report.sh"
-# shellcheck source=../lib/versions.sh
-. "$root/bench/lib/versions.sh"
-# shellcheck source=../lib/wrk.sh
-. "$root/bench/lib/wrk.sh"
-# shellcheck source=../lib/proc.sh
-. "$root/bench/lib/proc.sh"
+# shellcheck source=../lib/common.sh
+. "$root/bench/lib/common.sh"
 
 args="$*"
 rounds=3 duration=10 warmup=15

@@ -84,8 +84,9 @@ public final class DnsjavaLookups implements Lookups {
         String targetFailure = null;
         for (Record record : answer.getSection(Section.ANSWER)) {
             ttl = Math.min(ttl, record.getTTL());
-            if (!(record instanceof SRVRecord srv) || srv.getTarget().equals(Name.root)) {
-                // Target "." says the service is not offered there (RFC 2782).
+            if (!(record instanceof SRVRecord srv) || srv.getTarget().equals(Name.root) || srv.getPort() == 0) {
+                // Target "." says the service is not offered there (RFC 2782); port 0 can never be
+                // connected to, and as a server it would only fail every attempt sent its way.
                 continue;
             }
             String target = srv.getTarget().toString(true);
@@ -100,7 +101,7 @@ public final class DnsjavaLookups implements Lookups {
             }
         }
         if (found.isEmpty()) {
-            throw new LookupFailed(targetFailure != null ? "no target resolved (" + targetFailure + ")" : "no SRV records");
+            throw new LookupFailed(targetFailure != null ? "no target resolved (" + targetFailure + ")" : "no usable SRV records");
         }
         return new Answer(found, ttl);
     }

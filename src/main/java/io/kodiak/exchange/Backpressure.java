@@ -6,18 +6,18 @@ import org.glassfish.grizzly.WriteHandler;
  * One direction of an exchange's flow control, the same for both: after a write to the receiving
  * side, reads on the sending side go on only while the receiver's output has room;
  * otherwise they stop, and {@code resume} runs once the receiver's output has drained below its
- * cap. One wait is registered per pause, however many writes found the queue full.
+ * cap. One wait is registered per pause, however many writes found the queue full. The exchange
+ * says what resuming is by a subclass of its own, one object per direction instead of this one and
+ * a lambda.
  */
-final class Backpressure implements WriteHandler {
-    private final Runnable resume;
+abstract class Backpressure implements WriteHandler {
     /** Reads on the sending side are stopped. */
     private boolean paused;
     /** The receiver a wait is registered on (its queue's room has not been reported yet), or null. */
     private StreamSide awaiting;
 
-    Backpressure(Runnable resume) {
-        this.resume = resume;
-    }
+    /** Lets the sending side read again (called on the exchange's loop). */
+    abstract void resume();
 
     boolean paused() {
         return paused;
@@ -48,7 +48,7 @@ final class Backpressure implements WriteHandler {
         }
         if (receiver.hasRoom()) {
             paused = false;
-            resume.run();
+            resume();
         } else {
             await(receiver);
         }
@@ -66,7 +66,7 @@ final class Backpressure implements WriteHandler {
         awaiting = null;
         if (paused) {
             paused = false;
-            resume.run();
+            resume();
         }
     }
 

@@ -26,11 +26,11 @@ final class ClientAnswer {
     /** The upstream's trailer fields, once they came (just before the end). */
     private Trailers trailers;
 
-    ClientAnswer(ClientStream client, Route route, ForwardedRequest request, Runnable resumeUpstreamReads) {
+    ClientAnswer(ClientStream client, Route route, ForwardedRequest request, Backpressure toClient) {
         this.client = client;
         this.route = route;
         this.request = request;
-        this.toClient = new Backpressure(resumeUpstreamReads);
+        this.toClient = toClient;
     }
 
     /**

@@ -58,22 +58,28 @@ public final class Exchange {
         this.request = request;
         this.route = route;
         this.group = generation.groupFor(route);
-        this.loop = new OwningLoop(client.loop(), services);
+        this.loop = services.owningLoop(client.loop());
         this.body = new RequestBody(head.hasBody(), request.chunked(), client.memory());
         this.attempts = new Attempts(this, group,
                 new RetryPolicy(group, HashKeys.of(group.hashKey(), head, request.clientAddress())), body, request, route);
         this.protocol = services.upstreamProtocol(group);
         this.sender = new RequestRelay(client, request, protocol.prepare(head, route, target,
                 group.settings().pool().persistentConnections(), request, client.memory()), body,
-                generation.stallTimeoutMillis(), group.responseTimeoutMillis(), () -> {
-                    if (!phase.isOver()) {
-                        client.resumeReads();
+                generation.stallTimeoutMillis(), group.responseTimeoutMillis(), new Backpressure() {
+                    @Override
+                    void resume() {
+                        if (!phase.isOver()) {
+                            client.resumeReads();
+                        }
                     }
                 });
-        this.answer = new ClientAnswer(client, route, request, () -> {
-            UpstreamStream stream = attempts.stream();
-            if (!phase.isOver() && stream != null) {
-                stream.resumeReads();
+        this.answer = new ClientAnswer(client, route, request, new Backpressure() {
+            @Override
+            void resume() {
+                UpstreamStream stream = attempts.stream();
+                if (!phase.isOver() && stream != null) {
+                    stream.resumeReads();
+                }
             }
         });
     }
@@ -382,7 +388,11 @@ public final class Exchange {
      * period ran out ({@link ProxyError#STOPPED}: the answer's status if it had begun, else 503).
      */
     public void onClientClosed() {
-        if (!loop.enter(this::onClientClosed) || phase.isOver()) {
+        if (!loop.here()) {
+            loop.post(this::onClientClosed);
+            return;
+        }
+        if (phase.isOver()) {
             return;
         }
         boolean stopped = services.drain().isExpired();

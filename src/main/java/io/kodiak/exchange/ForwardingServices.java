@@ -23,6 +23,11 @@ public final class ForwardingServices {
     private final Recorder recorder;
     private final WriteQueues writeQueues;
     private final EventLoops loops;
+    /**
+     * Each loop's {@link OwningLoop}, made by the loop itself at its first exchange (so each slot
+     * has one writer, and a duplicate made in a race would be as good: it holds no state).
+     */
+    private final OwningLoop[] owningLoops;
     /** proxy.tracing as it runs; null when off (restart only, so never replaced). */
     private final io.kodiak.tracing.Tracing tracing;
 
@@ -37,11 +42,25 @@ public final class ForwardingServices {
         this.http2Upstream = http2Upstream;
         this.generation = generation;
         this.loops = loops;
+        this.owningLoops = new OwningLoop[loops == null ? 0 : loops.count()];
         this.writeQueues = writeQueues;
         this.observer = observer;
         this.recorder = new Recorder(observer);
         this.upstreamProtocol = upstreamProtocol;
         this.drain = drain;
+    }
+
+    /** The way onto {@code loop} for the exchanges it owns: one per loop, not one per exchange. */
+    OwningLoop owningLoop(io.kodiak.loop.EventLoop loop) {
+        if (loop == null || loop.index() >= owningLoops.length) {
+            return new OwningLoop(loop, this);
+        }
+        OwningLoop known = owningLoops[loop.index()];
+        if (known == null) {
+            known = new OwningLoop(loop, this);
+            owningLoops[loop.index()] = known;
+        }
+        return known;
     }
 
     /** proxy.tracing as it runs; null when off. */

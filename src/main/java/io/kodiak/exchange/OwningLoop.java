@@ -29,17 +29,19 @@ final class OwningLoop {
 
     /**
      * True on the loop: the caller goes on. Elsewhere (the timer, a close asked by another thread,
-     * a connect completed on a selector while the loop is a worker lane), posts {@code again} to
-     * the loop and returns false. Past the stop's grace period the loops are being shut down and a
-     * task posted to one may never run: the calling thread ends what is left then (the stop's last
-     * moments are the one time two threads may meet here).
+     * a connect completed on a selector while the loop is a worker lane), the caller {@linkplain
+     * #post posts} its event to the loop instead. Past the stop's grace period the loops are being
+     * shut down and a task posted to one may never run: the calling thread ends what is left then
+     * (the stop's last moments are the one time two threads may meet here). Asked before the task
+     * is made: a lambda with captured arguments is an allocation per event on the common path.
      */
-    boolean enter(Runnable again) {
-        if (loop == null || loop.inLoop() || services.drain().isExpired()) {
-            return true;
-        }
+    boolean here() {
+        return loop == null || loop.inLoop() || services.drain().isExpired();
+    }
+
+    /** Runs {@code again} on the loop, later: for a caller that is not {@linkplain #here() here}. */
+    void post(Runnable again) {
         loop.post(again);
-        return false;
     }
 
     @Override

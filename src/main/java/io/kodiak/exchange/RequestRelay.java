@@ -22,14 +22,14 @@ final class RequestRelay {
     private long sentNanos = -1;
 
     RequestRelay(ClientStream client, ForwardedRequest request, PreparedRequest prepared, RequestBody body,
-                 long stallMillis, long responseMillis, Runnable resumeClientReads) {
+                 long stallMillis, long responseMillis, Backpressure toUpstream) {
         this.client = client;
         this.request = request;
         this.prepared = prepared;
         this.body = body;
         this.stallMillis = stallMillis;
         this.responseMillis = responseMillis;
-        this.toUpstream = new Backpressure(resumeClientReads);
+        this.toUpstream = toUpstream;
     }
 
     /**

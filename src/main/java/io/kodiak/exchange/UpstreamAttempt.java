@@ -118,7 +118,8 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
 
     @Override
     public void completed(Connection handed) {
-        if (!exchange.loop().enter(() -> completed(handed))) {
+        if (!exchange.loop().here()) {
+            exchange.loop().post(() -> completed(handed));
             return;
         }
         if (settled || !live) {
@@ -148,7 +149,8 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
     /** A stream on a shared (h2) connection, handed over on the exchange's loop. */
     @Override
     public void streamReady(UpstreamStream ready) {
-        if (!exchange.loop().enter(() -> streamReady(ready))) {
+        if (!exchange.loop().here()) {
+            exchange.loop().post(() -> streamReady(ready));
             return;
         }
         if (settled || !live || !exchange.connecting(this)) {
@@ -168,7 +170,8 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
 
     @Override
     public void failed(Throwable error) {
-        if (!exchange.loop().enter(() -> failed(error))) {
+        if (!exchange.loop().here()) {
+            exchange.loop().post(() -> failed(error));
             return;
         }
         if (settled || !live) {
@@ -224,7 +227,8 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
 
     @Override
     public void onResponseEnd(UpstreamConnection from, ResponseHead head, Buffer lastPiece, boolean reusable) {
-        if (head == null && !exchange.loop().enter(() -> onResponseEnd(from, null, lastPiece, reusable))) {
+        if (head == null && !exchange.loop().here()) {
+            exchange.loop().post(() -> onResponseEnd(from, null, lastPiece, reusable));
             // A body delimited by the connection's close ends with the close event, which runs on
             // the thread that closed it (it carries no head to keep beyond the call).
             return;
@@ -271,7 +275,8 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
 
     @Override
     public void onUpstreamClosed(UpstreamConnection from) {
-        if (!exchange.loop().enter(() -> onUpstreamClosed(from))) {
+        if (!exchange.loop().here()) {
+            exchange.loop().post(() -> onUpstreamClosed(from));
             return;
         }
         if (current(from)) {
@@ -281,7 +286,8 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
 
     @Override
     public void onDeadline(UpstreamConnection from) {
-        if (!exchange.loop().enter(() -> onDeadline(from))) {
+        if (!exchange.loop().here()) {
+            exchange.loop().post(() -> onDeadline(from));
             return;
         }
         // The timer cleared the deadline as it passed; set again while this waited for the loop,

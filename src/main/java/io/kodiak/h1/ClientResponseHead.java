@@ -32,9 +32,12 @@ final class ClientResponseHead {
     private ClientResponseHead() {
     }
 
-    /** {@code rules}: the route's response-headers rules, their variables from {@code values}. */
+    /**
+     * {@code rules}: the route's response-headers rules, their variables from {@code values};
+     * {@code rest}: what follows the head in the same write (its first body bytes), or null.
+     */
     static Buffer build(ResponseHead head, ClientFraming framing, Persistence persistence, HeaderRules rules,
-                        HeaderVariable.Values values, MemoryManager memory) {
+                        HeaderVariable.Values values, MemoryManager memory, Buffer rest) {
         byte[] in = head.array();
         HeadLayout layout = head.layout();
         boolean ruled = !rules.isEmpty();
@@ -65,11 +68,11 @@ final class ClientResponseHead {
             default -> {
             }
         }
-        return out.crlf().toBuffer(memory);
+        return out.crlf().toBuffer(memory, rest);
     }
 
     /** An interim response (102, 103) as the client gets it: status line and end-to-end fields. */
     static Buffer interim(ResponseHead head, MemoryManager memory) {
-        return build(head, ClientFraming.AS_RECEIVED, Persistence.NOTHING, HeaderRules.NONE, null, memory);
+        return build(head, ClientFraming.AS_RECEIVED, Persistence.NOTHING, HeaderRules.NONE, null, memory, null);
     }
 }

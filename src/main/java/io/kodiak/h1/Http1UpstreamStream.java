@@ -40,9 +40,8 @@ final class Http1UpstreamStream extends ConnectionSide implements UpstreamStream
     public void sendRequest(PreparedRequest prepared, Buffer held, boolean last) {
         Http1Request request = (Http1Request) prepared;
         chunked = request.chunked();
-        Buffer head = request.head().duplicate();
         Buffer body = framed(held, last);
-        write(body == null ? head : OneWrite.of(connection.getMemoryManager(), head, body));
+        write(body == null ? request.head().duplicate() : OneWrite.ofKept(connection.getMemoryManager(), request.head(), body));
     }
 
     @Override

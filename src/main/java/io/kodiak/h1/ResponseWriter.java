@@ -72,9 +72,8 @@ public final class ResponseWriter {
             persistence = !keepAlive ? ClientResponseHead.Persistence.CLOSE
                     : http11 ? ClientResponseHead.Persistence.NOTHING : ClientResponseHead.Persistence.KEEP_ALIVE;
         }
-        Buffer out = ClientResponseHead.build(head, framing, persistence, rules, values, memory);
-        Buffer rest = body(firstPiece, last);
-        return rest == null ? out : OneWrite.of(memory, out, rest);
+        // The body's framing is known from here on, and the head is written with its first piece.
+        return ClientResponseHead.build(head, framing, persistence, rules, values, memory, body(firstPiece, last));
     }
 
     /** Whether the connection stays open after the response whose head was last written. */

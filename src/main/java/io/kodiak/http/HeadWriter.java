@@ -1,5 +1,6 @@
 package io.kodiak.http;
 
+import io.kodiak.transport.OneWrite;
 import io.kodiak.transport.PooledBuffers;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.memory.Buffers;
@@ -110,6 +111,28 @@ public final class HeadWriter {
             return out;
         }
         return Buffers.wrap(memory, Arrays.copyOf(bytes, length));
+    }
+
+    /**
+     * The head and {@code rest} (null: none) in one write: in one pooled buffer when both are
+     * small, so the head never needs a buffer of its own only to be copied again; {@code rest} is
+     * let go of once copied. Otherwise the head's buffer and {@code rest} in {@link OneWrite}'s way.
+     */
+    public Buffer toBuffer(MemoryManager memory, Buffer rest) {
+        if (rest == null) {
+            return toBuffer(memory);
+        }
+        int more = rest.remaining();
+        if (length + more > OneWrite.COPY_LIMIT || !PooledBuffers.countsSlices(memory)) {
+            return OneWrite.of(memory, toBuffer(memory), rest);
+        }
+        Buffer out = memory.allocate(length + more);
+        out.put(bytes, 0, length);
+        out.put(rest);
+        out.flip();
+        out.allowBufferDispose(true);
+        rest.tryDispose();
+        return out;
     }
 
     private void ensure(int more) {

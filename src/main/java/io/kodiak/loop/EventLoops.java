@@ -46,6 +46,7 @@ public final class EventLoops {
                 : new LaneStrategy(this, strategy == IoStrategyName.DYNAMIC));
         TCPNIOTransportBuilder builder = TCPNIOTransportBuilder.newInstance()
                 .setIOStrategy(acceptGuard)
+                .setSelectorHandler(new ReadyKeysSelectorHandler())
                 .setMemoryManager(memory)
                 // One more than the loops: selector 0 serves the listening sockets alone. Sharing a
                 // selector with hundreds of busy connections, a burst of new clients waited in the

@@ -19,6 +19,26 @@ public final class OneWrite {
     private OneWrite() {
     }
 
+    /**
+     * {@code kept} then {@code second}, where {@code kept} stays as it is (a prepared request head,
+     * kept for a retry): copied by its absolute position when both are small, which saves the
+     * duplicate (a wrapper and a JDK view) that {@link #of} would consume instead.
+     */
+    public static Buffer ofKept(MemoryManager memory, Buffer kept, Buffer second) {
+        int a = kept.remaining();
+        int b = second.remaining();
+        if (a + b > COPY_LIMIT || !PooledBuffers.countsSlices(memory)) {
+            return of(memory, kept.duplicate(), second);
+        }
+        Buffer out = memory.allocate(a + b);
+        out.put(kept, kept.position(), a);
+        out.put(second);
+        out.flip();
+        out.allowBufferDispose(true);
+        second.tryDispose();
+        return out;
+    }
+
     /** {@code first} then {@code second}, consumed (their positions move to their limits when copied). */
     public static Buffer of(MemoryManager memory, Buffer first, Buffer second) {
         int a = first.remaining();

@@ -44,13 +44,18 @@ class AllocationBudgetTest {
         }
     }
 
+    /**
+     * At 100 KB a body takes as many reads as the scheduling makes it (the sender's pieces against
+     * the loop's turns), and each read is a buffer and an event: 1.2 KB per request on a quiet
+     * machine, up to 2.1 KB on a busy one, hence the wider budget there.
+     */
     @ParameterizedTest(name = "{0}, {1}-byte bodies both ways: at most {2} bytes per request")
     @CsvSource({
-            "loop, 512, 1800",
-            "loop, 10240, 1800",
-            "loop, 102400, 2100",
-            "direct, 512, 1600",
-            "direct, 10240, 1600",
+            "loop, 512, 1600",
+            "loop, 10240, 1600",
+            "loop, 102400, 2600",
+            "direct, 512, 1400",
+            "direct, 10240, 1400",
             "heap, 512, 5400",
             "heap, 10240, 30000",
     })
@@ -75,8 +80,8 @@ class AllocationBudgetTest {
      */
     @ParameterizedTest(name = "tracing on, sampler {0}, 512-byte bodies both ways: at most {1} bytes per request")
     @CsvSource({
-            "0, 3000",
-            "1, 3600",
+            "0, 2700",
+            "1, 3300",
     })
     void theTracedPathStaysWithinItsBudget(double sampler, long budget) throws Exception {
         upstream = new FixedUpstream(512);
@@ -102,8 +107,8 @@ class AllocationBudgetTest {
      */
     @ParameterizedTest(name = "h2c, {0}-byte bodies both ways: at most {1} bytes per request")
     @CsvSource({
-            "512, 4200",
-            "10240, 4200",
+            "512, 3900",
+            "10240, 3900",
     })
     void theHttp2PathStaysWithinItsBudget(int bodySize, long budget) throws Exception {
         upstream = new FixedUpstream(bodySize);
@@ -122,8 +127,8 @@ class AllocationBudgetTest {
      */
     @ParameterizedTest(name = "to an h2c upstream, {0}-byte bodies both ways: at most {1} bytes per request")
     @CsvSource({
-            "512, 5800",
-            "10240, 5800",
+            "512, 4700",
+            "10240, 4700",
     })
     void theH2UpstreamPathStaysWithinItsBudget(int bodySize, long budget) throws Exception {
         try (io.kodiak.support.H2Server h2 = io.kodiak.support.H2Server.start()) {

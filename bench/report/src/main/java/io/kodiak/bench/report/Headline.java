@@ -52,7 +52,8 @@ final class Headline {
                 }
                 Spread s = Spread.median(ratios);
                 cells = Math.max(cells, ratios.size());
-                parts.add(Numbers.range(s, 2) + "× " + (parts.isEmpty() ? lead.reference() + "'s " : "its ") + m.label());
+                parts.add(Numbers.format(s.value(), 2) + "× " + (parts.isEmpty() ? lead.reference() + "'s " : "its ") + m.label()
+                        + (s.varies() ? " [" + Numbers.format(s.min(), 2) + "–" + Numbers.format(s.max(), 2) + "]" : ""));
                 points.get(i).add(Cell.of(s, 2));
             }
             sentences.add(parts.isEmpty()
