@@ -68,6 +68,7 @@ run_one() {
   log "round $round, $t: run ${duration}s"
   failover_load "${PORT[$t]}" "$connections" "$duration" "$dir/requests.tsv" run &
   load_pid=$!
+  wait_for_load "${PORT[$t]}" || log "round $round, $t: WARNING: no client connected within 60 s"
   sleep "$kill_at"
   killed=$(now_ms)
   server_kill "$victim"

@@ -12,6 +12,7 @@
 #   failover_load PORT CONNECTIONS SECONDS OUT PREFIX
 #                                     FailoverLoad's keep-alive clients (half GET, half POST) for SECONDS,
 #                                     one line per request in OUT (ids PREFIX-*); killed 30 s past SECONDS
+#   wait_for_load PORT                returns once a client is connected to 127.0.0.1:PORT; 1 after 60 s
 # TARGETS_JAVA is the JDK 17 java both run on.
 
 SERVER_PORTS=()
@@ -48,4 +49,15 @@ server_kill() {
 failover_load() {
   local port=$1 connections=$2 seconds=$3 out=$4 prefix=$5
   timeout $((seconds + 30)) "$TARGETS_JAVA" -Xmx512m "$_failover_dir/FailoverLoad.java" "$port" "$connections" "$seconds" "$out" "$prefix"
+}
+
+# FailoverLoad is compiled from source as its JVM starts, which takes seconds on a busy machine, and its
+# SECONDS count from then: a run's events (a kill, the first reload) are timed from its first connection,
+# not from its launch, or they could come before the load does.
+wait_for_load() {
+  local port=$1 deadline=$((SECONDS + 60))
+  until [ -n "$(ss -Htn state established "( dport = :$port )" 2>/dev/null)" ]; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.1
+  done
 }

@@ -97,6 +97,7 @@ run_one() {
   log "round $round, $t: $reloads reloads under load"
   failover_load "${PORT[$t]}" "$connections" "$run_seconds" "$dir/requests.tsv" run &
   load_pid=$!
+  wait_for_load "${PORT[$t]}" || log "round $round, $t: WARNING: no client connected within 60 s"
   sleep 2
   reload_once_a_second "$t"
   wait "$load_pid"
