@@ -32,9 +32,18 @@ fails() { if "$@"; then return 1; fi; }
 report_jar >/dev/null
 
 cp -r "$here/testdata/ok" "$here/testdata/ko" "$work/"
-printf 'nginx\tnginx (9501)\t0\tok\nkodiak\tKodiak (9401)\t1\tko\nmule-http\tMule new HTTP, persistent (9301)\t125\tmissing\tmule is not available yet\n' \
-  >"$work/runs.tsv"
-report_tool gatling-rows --manifest "$work/runs.tsv" --scenario original --out "$work/rows.tsv"
+# The manifest as run.sh writes it: runs.jsonl through results.sh's record_run (bench/lib/rows.sh, by name).
+# shellcheck source=../lib/rows.sh
+. "$root/bench/lib/rows.sh"
+# shellcheck source=options.sh
+. "$here/options.sh"
+# shellcheck source=results.sh
+. "$here/results.sh"
+rows_open "$work/runs.jsonl" "${MANIFEST_FIELDS[@]}"
+record_run nginx 0 ok
+record_run kodiak 1 ko
+record_run mule-http 125 missing "mule is not available yet"
+report_tool gatling-rows --manifest "$work/runs.jsonl" --scenario original --out "$work/rows.tsv"
 
 check "rows.tsv holds one row per manifest line" is "$(($(wc -l <"$work/rows.tsv") - 1))" 3
 check "an all-OK run: counts and req/s from global_stats.json" \

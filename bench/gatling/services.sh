@@ -3,6 +3,9 @@
 # directory, through its own control script, which records its pid and stops it by that pid.
 #
 # Needs: $root (the repository). Services: stub, kodiak, mule, nginx, haproxy.
+# A run starts a service once, for the first target that needs it, and stops it after the last
+# (start_service, stop_service, needed_later); stop_services stops what is still running, newest first.
+# These control scripts keep their own pid files, so the services are not bench/lib/targets.sh's.
 # BENCH_PORT_OFFSET (default 0) moves every port of the brief's contract by the same amount, so a
 # benchmark can run on a machine where someone else already holds 8080 or 9401.
 
@@ -83,4 +86,45 @@ bench_service_ctl() {
     nginx) NGINX_BASE=$base/nginx NGINX_PORT=$(bench_port nginx) NGINX_STUB_PORT=$(bench_port stub) "$script" "$action" ;;
     haproxy) HAPROXY_BASE=$base/haproxy HAPROXY_PORT=$(bench_port haproxy) HAPROXY_STUB_PORT=$(bench_port stub) "$script" "$action" ;;
   esac
+}
+
+# ---- a run's services: started once, stopped by their control scripts (by pid), newest first at the end ----
+started=()      # services started by this run, in start order
+
+stop_service() {
+  local service=$1 remaining=() s
+  bench_service_ctl "$service" "$out/run" stop >>"$out/logs/services.log" 2>&1 \
+    || echo "bench: stopping $service failed; see $out/logs/services.log" >&2
+  for s in "${started[@]}"; do [ "$s" = "$service" ] || remaining+=("$s"); done
+  started=("${remaining[@]+"${remaining[@]}"}")
+}
+
+start_service() {
+  local service=$1
+  [[ " ${started[*]} " == *" $service "* ]] && return 0
+  [ -x "$(bench_service_script "$service")" ] || return 1
+  progress "start $service"
+  # Recorded before it is up, so that Ctrl-C during a slow start still stops it.
+  started+=("$service")
+  if ! bench_service_ctl "$service" "$out/run" start >>"$out/logs/services.log" 2>&1; then
+    echo "bench: $service did not start; last lines of $out/logs/services.log:" >&2
+    tail -n 15 "$out/logs/services.log" | sed 's/^/    /' >&2
+    stop_service "$service"
+    return 1
+  fi
+}
+
+needed_later() {
+  local service=$1 t
+  shift
+  for t in "$@"; do [ "${SERVICE[$t]}" = "$service" ] && return 0; done
+  return 1
+}
+
+stop_services() {
+  local i
+  for ((i = ${#started[@]} - 1; i >= 0; i--)); do
+    progress "stop ${started[i]}"
+    stop_service "${started[i]}"
+  done
 }

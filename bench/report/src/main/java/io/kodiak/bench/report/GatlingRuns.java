@@ -1,5 +1,6 @@
 package io.kodiak.bench.report;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,8 +18,10 @@ import java.util.stream.Stream;
  * per line of the manifest the script wrote, with Gatling's own figures (global_stats.json) and, when
  * requests failed, the most frequent reason (simulation.log).
  *
- * <p>A manifest line is {@code target TAB label TAB exit-code TAB results-folder [TAB note]}; the folder is
- * relative to the manifest, and Gatling names the run's folder inside it. The note says why a run left
+ * <p>The manifest (runs.jsonl) is one JSON object per run with the fields {@code target}, {@code label},
+ * {@code exit_code}, {@code folder} and {@code note} (empty or null when there is none), read by name; a
+ * runs.tsv of earlier runs is {@code target TAB label TAB exit-code TAB results-folder [TAB note]} a line.
+ * The folder is relative to the manifest, and Gatling names the run's folder inside it. The note says why a run left
  * nothing when the script knows better than the exit code (the target did not start). The manifest sits
  * in the run's directory, beside results.json, so each row's link to Gatling's report is relative to it.
  */
@@ -46,6 +49,13 @@ final class GatlingRuns {
     static List<Map<String, Object>> rows(Path manifest, String scenario) throws IOException {
         Path dir = manifest.toAbsolutePath().getParent();
         List<Map<String, Object>> rows = new ArrayList<>();
+        if (JsonRows.handles(manifest)) {
+            List<ObjectNode> lines = JsonRows.read(manifest);
+            for (int n = 0; n < lines.size(); n++) {
+                rows.add(row(Line.of(lines.get(n), manifest, n + 1), dir, scenario));
+            }
+            return rows;
+        }
         List<String> lines = Files.readAllLines(manifest, StandardCharsets.UTF_8);
         for (int n = 0; n < lines.size(); n++) {
             if (!lines.get(n).isBlank()) {
@@ -117,6 +127,20 @@ final class GatlingRuns {
     }
 
     record Line(String target, String label, int exitCode, String folder, String note) {
+        static Line of(ObjectNode json, Path manifest, int number) throws IOException {
+            for (String field : List.of("target", "label", "exit_code", "folder")) {
+                if (json.path(field).isNull() || json.path(field).isMissingNode()) {
+                    throw new IOException(manifest + " run " + number + ": no " + field);
+                }
+            }
+            if (!json.get("exit_code").canConvertToInt()) {
+                throw new IOException(manifest + " run " + number + ": the exit code is not a number: " + json.get("exit_code"));
+            }
+            String note = json.path("note").asText("");
+            return new Line(json.get("target").asText(), json.get("label").asText(), json.get("exit_code").asInt(),
+                    json.get("folder").asText(), note.isBlank() ? null : note);
+        }
+
         static Line parse(String text, Path manifest, int number) throws IOException {
             String[] cells = text.split("\t", -1);
             if (cells.length < 4 || cells.length > 5) {

@@ -25,7 +25,7 @@ import java.util.Map;
  *   compare  A/results.json B/results.json --out-dir DIR [--label-a A] [--label-b B] [--bench NAME]
  *   validate FILE...                                            exit 1 naming what the schema refuses
  *   verdict  --results DIR/results.json [--where FIELD=VALUE]...  exit 1 if a row (of those) failed requests or measured none
- *   gatling-rows --manifest runs.tsv --scenario NAME --out rows.tsv   bin/bench.sh gatling's runs as a TSV for results
+ *   gatling-rows --manifest runs.jsonl --scenario NAME --out rows.tsv   bin/bench.sh gatling's runs as a TSV for results
  * </pre>
  * Exit 0 done, 1 refused (invalid input, failed verdict), 2 usage.
  */

@@ -137,6 +137,24 @@ class GatlingRunsTest {
     }
 
     @Test
+    void aJsonLinesManifestIsReadByName() throws IOException {
+        copyFixtures();
+        Path manifest = dir.resolve("runs.jsonl");
+        Files.writeString(manifest, """
+                {"folder":"ok","exit_code":0,"target":"nginx","label":"nginx (9501)","note":""}
+                {"target":"mule","label":"Mule","exit_code":125,"folder":"missing","note":"mule is not available yet"}
+                """, StandardCharsets.UTF_8);
+        List<Map<String, Object>> rows = GatlingRuns.rows(manifest, "quick");
+        assertEquals(1290L, rows.get(0).get("requests"));
+        assertEquals("nginx (9501)", rows.get(0).get("label"));
+        assertEquals(125, rows.get(1).get("exit_code"));
+        assertEquals("mule is not available yet", rows.get(1).get("failure"));
+        Files.writeString(manifest, "{\"target\":\"nginx\",\"label\":\"nginx\",\"exit_code\":0}\n", StandardCharsets.UTF_8);
+        IOException e = assertThrows(IOException.class, () -> GatlingRuns.rows(manifest, "quick"));
+        assertTrue(e.getMessage().contains("no folder"), e.getMessage());
+    }
+
+    @Test
     void aCellNeitherEndsItsLineNorItsCellAndWholeNumbersStayWhole() {
         assertEquals("a b c", GatlingRuns.cell("a\tb\r\nc"));
         assertEquals("544", GatlingRuns.cell(544.0));
