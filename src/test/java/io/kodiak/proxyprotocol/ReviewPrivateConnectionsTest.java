@@ -54,4 +54,44 @@ class ReviewPrivateConnectionsTest {
             assertTrue(tookMs < 1_500, "B waited " + tookMs + " ms for A's idle kept connection");
         }
     }
+
+    /**
+     * The same with two loops (the default on a 2-core box): accepted connections alternate between
+     * the loops, so clients 1 and 3 share loop 1. Their two kept connections fill loop 1's Grizzly
+     * pool (max-connections = 2) and client 5, on loop 1 too, waits out connect-timeout.
+     */
+    @Test
+    void withTwoLoopsTheLoopHoldingEveryKeptConnectionStarvesItsNextClient() throws Exception {
+        try (PrivateUpstream upstream = new PrivateUpstream();
+             ProxyHarness proxy = ProxyHarness.forUpstream(upstream.url(), "proxy.upstream.proxy-protocol = \"v2\"\n"
+                     + "proxy.listeners = [ { port = 0, proxy-protocol = true } ]\n"
+                     + "proxy.listener.selector-threads = 2\n"
+                     + "proxy.upstream.max-connections = 2\n"
+                     + "proxy.upstream.connect-timeout = 2s\n")) {
+            java.util.List<RawHttp> clients = new java.util.ArrayList<>();
+            try {
+                for (int i = 0; i < 5; i++) {
+                    RawHttp client = behindBalancer(proxy);
+                    client.send("PROXY TCP4 198.51.100." + (i + 1) + " 192.0.2.1 4000" + i + " 443\r\n");
+                    clients.add(client);
+                    // One accept at a time, so they alternate between the loops in this order.
+                    Thread.sleep(100);
+                }
+                for (int i : new int[]{0, 2}) {
+                    clients.get(i).send("GET /c" + i + " HTTP/1.1\r\nHost: a\r\nX-Client: C" + i + "\r\n\r\n");
+                    assertEquals(200, clients.get(i).read().status());
+                }
+                await(() -> pool(proxy).idleConnections() == 2, "kept for clients 1 and 3");
+                long started = System.nanoTime();
+                clients.get(4).send("GET /c4 HTTP/1.1\r\nHost: a\r\nX-Client: C4\r\n\r\n");
+                RawHttp.Response answer = clients.get(4).read();
+                long tookMs = (System.nanoTime() - started) / 1_000_000;
+                assertEquals(200, answer.status(), "client 5 answered " + answer.status() + " after " + tookMs + " ms");
+            } finally {
+                for (RawHttp client : clients) {
+                    client.close();
+                }
+            }
+        }
+    }
 }
