@@ -89,7 +89,7 @@ public final class UpstreamPool {
             pools[i] = SingleEndpointPool.builder(SocketAddress.class)
                     .endpoint(budget.endpointFor(i))
                     // Each loop's pool may hold the whole budget; the budget bounds them together.
-                    .maxPoolSize(maxConnections)
+                    .maxPoolSize(privateToClients ? -1 : maxConnections)
                     .connectTimeout(connectTimeoutMillis, TimeUnit.MILLISECONDS)
                     .asyncPollTimeout(connectTimeoutMillis, TimeUnit.MILLISECONDS)
                     .keepAliveTimeout(idleTimeoutMillis, TimeUnit.MILLISECONDS)
