@@ -1,0 +1,73 @@
+package io.kodiak.daemon;
+
+import io.kodiak.Kodiak;
+import io.kodiak.admin.Monitoring;
+import io.kodiak.config.ConfigLoader;
+import io.kodiak.config.ProxyConfig;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+/**
+ * REVIEW (failing on purpose, 2026-11-29). POST /reload {"config_file": ...} makes the daemon
+ * parse any file it can read as HOCON and answers the parse error, which Typesafe Config words
+ * with the file's first tokens: "Key 'SECRET' may not be followed by token: end of file". A
+ * loopback caller needs no token, so any local user (or anything that can make a local request:
+ * an SSRF in another local service) reads the admin token file, the first 48 base64 characters of
+ * a PEM private key, or a key=value secrets file; with the token the same from another host.
+ */
+class ReviewReloadFileDisclosureTest {
+    private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+
+    @TempDir
+    Path dir;
+    private Kodiak kodiak;
+    private Monitoring monitoring;
+
+    @AfterEach
+    void stop() {
+        if (kodiak != null) {
+            kodiak.stop();
+        }
+        if (monitoring != null) {
+            monitoring.stop();
+        }
+    }
+
+    @Test
+    void aLoopbackCallerReadsTheAdminTokenThroughTheRefusal() throws Exception {
+        String secret = "s3cr3t-admin-token-XYZ";
+        Path token = Files.writeString(dir.resolve("admin.token"), secret + "\n");
+        Path file = Files.writeString(dir.resolve("proxy.conf"), "proxy.listener.port = 0\nproxy.admin.port = 0\n"
+                + "proxy.admin.token-file = \"" + token + "\"\nproxy.shutdown.grace-period = 1s\n"
+                + "proxy.routes = [ { prefix = \"/\", upstream = \"http://127.0.0.1:1/\" } ]\n");
+        ProxyConfig config = ConfigLoader.load(file.toFile());
+        monitoring = new Monitoring(config);
+        CountDownLatch started = new CountDownLatch(1);
+        Reloads reloads = Reloads.onSignal(started);
+        kodiak = new Kodiak(config, monitoring.observer(), monitoring.tlsObserver());
+        monitoring.start(kodiak, reloads);
+        kodiak.start();
+        reloads.serve(new Reloader(kodiak, monitoring, file.toFile(), LogConfiguration.fromSystemProperty(), null));
+        started.countDown();
+
+        HttpResponse<String> answer = CLIENT.send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + monitoring.port() + "/reload"))
+                .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"config_file\":\"" + token + "\"}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertFalse(answer.body().contains(secret), "the token file's content came back: " + answer.statusCode() + " " + answer.body());
+    }
+}
