@@ -12,14 +12,21 @@ import java.util.function.Supplier;
 /**
  * Who may change state through the admin listener: a client on this host (a loopback peer), or
  * one presenting the token of proxy.admin.token-file as {@code Authorization: Bearer TOKEN}. The
- * read-only endpoints do not ask. Every refusal is logged once, with the peer's address and
- * never what it presented.
+ * read-only endpoints do not ask. Naming a file for the daemon to read takes the token even from
+ * loopback. Refusals are logged with the peer's address and never what it presented, at most a
+ * few lines in ten seconds.
  */
 final class ReloadGuard {
     private static final Logger LOG = LoggerFactory.getLogger(ReloadGuard.class);
     private static final String BEARER = "Bearer ";
 
     private final Supplier<AdminToken> token;
+    private static final int LINES_PER_WINDOW = 10;
+    private static final long WINDOW_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+    /** The refusal log's window: when it began (System.nanoTime; 0: none yet), lines in it, refusals left out. */
+    private long windowStart;
+    private int linesInWindow;
+    private long unlogged;
     private final Predicate<InetAddress> local;
 
     /** {@code token}: the one in service now (a reload may set, change or remove it). */
@@ -38,18 +45,61 @@ final class ReloadGuard {
         if (local.test(peer)) {
             return null;
         }
-        AdminToken expected = token.get();
-        String reason;
-        if (expected == null) {
-            reason = "not from a loopback address, and no proxy.admin.token-file is set";
-        } else if (authorization == null || !authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
-            reason = "not from a loopback address, and no bearer token";
-        } else if (!expected.matches(authorization.substring(BEARER.length()).strip().getBytes(StandardCharsets.US_ASCII))) {
-            reason = "not from a loopback address, and the bearer token is not the one of proxy.admin.token-file";
-        } else {
+        String reason = tokenRefusal(authorization);
+        if (reason == null) {
             return null;
         }
-        LOG.warn("admin: {} refused from {}: {}", what, peer.getHostAddress(), reason);
+        reason = "not from a loopback address, and " + reason;
+        logRefusal(what, peer, reason);
         return reason;
+    }
+
+    /**
+     * Null when {@code authorization} carries the token, whoever the peer is; else why not, which
+     * has been logged. For what loopback alone must not allow: naming a file for the daemon to
+     * read (any process on the host, a sidecar, a request forged through another local service).
+     */
+    String refusalWithoutToken(String what, InetAddress peer, String authorization) {
+        String reason = tokenRefusal(authorization);
+        if (reason != null) {
+            logRefusal(what, peer, reason);
+        }
+        return reason;
+    }
+
+    private String tokenRefusal(String authorization) {
+        AdminToken expected = token.get();
+        if (expected == null) {
+            return "no proxy.admin.token-file is set";
+        }
+        if (authorization == null || !authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
+            return "no bearer token";
+        }
+        if (!expected.matches(authorization.substring(BEARER.length()).strip().getBytes(StandardCharsets.UTF_8))) {
+            return "the bearer token is not the one of proxy.admin.token-file";
+        }
+        return null;
+    }
+
+    /**
+     * One WARN line per refusal, at most {@link #LINES_PER_WINDOW} in ten seconds: refusals cost a
+     * caller nothing, and the log must not be theirs to fill. Those left out are counted in the
+     * first line of the next window. Admin threads only, never the forwarding path.
+     */
+    private synchronized void logRefusal(String what, InetAddress peer, String reason) {
+        long now = System.nanoTime();
+        if (windowStart == 0 || now - windowStart >= WINDOW_NANOS) {
+            windowStart = now;
+            linesInWindow = 0;
+        }
+        if (linesInWindow >= LINES_PER_WINDOW) {
+            unlogged++;
+            return;
+        }
+        linesInWindow++;
+        long left = unlogged;
+        unlogged = 0;
+        LOG.warn("admin: {} refused from {}: {}{}", what, peer.getHostAddress(), reason,
+                left == 0 ? "" : " (" + left + " more refusals before this one were not logged one by one)");
     }
 }

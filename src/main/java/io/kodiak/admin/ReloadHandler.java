@@ -17,7 +17,7 @@ import java.net.InetAddress;
 
 /**
  * POST /reload: JSON in ({@code {"config_file": "/abs/path"}}, optional: the file in service
- * otherwise), JSON out (the {@link ReloadService.Answer}). 200 applied, 422 refused, 500 failed,
+ * otherwise; naming one takes the admin token, see {@link ReloadGuard}), JSON out (the {@link ReloadService.Answer}). 200 applied, 422 refused, 500 failed,
  * 503 when this process reloads nothing, 403 when {@link ReloadGuard} refuses the peer. The
  * reload runs on the daemon's reload thread; the response waits suspended, holding no admin thread.
  */
@@ -55,6 +55,16 @@ final class ReloadHandler extends HttpHandler {
             send(request, response, 400, JSON.createObjectNode().put("result", "bad request").put("reason", e.getMessage()));
             return;
         }
+        if (file != null && !reloads.inService(file)) {
+            String withoutToken = guard.refusalWithoutToken("POST /reload with config_file",
+                    InetAddress.getByName(request.getRemoteAddr()), request.getHeader("Authorization"));
+            if (withoutToken != null) {
+                send(request, response, 403, JSON.createObjectNode().put("result", "forbidden").put("reason",
+                        "config_file names a file for the daemon to read, which takes the token of "
+                                + "proxy.admin.token-file even from loopback: " + withoutToken));
+                return;
+            }
+        }
         java.util.concurrent.CompletableFuture<ReloadService.Answer> reloaded;
         try {
             reloaded = reloads.reload(file);
@@ -90,6 +100,12 @@ final class ReloadHandler extends HttpHandler {
         }
         if (body.length == 0) {
             return null;
+        }
+        String type = request.getContentType();
+        if (type == null || !type.toLowerCase(java.util.Locale.ROOT).startsWith("application/json")) {
+            // A page in a browser on this host can post a form or text cross-site, not JSON
+            // without asking first: a body is taken only as the JSON it must be.
+            throw new IllegalArgumentException("a body must be Content-Type: application/json");
         }
         JsonNode root;
         try {

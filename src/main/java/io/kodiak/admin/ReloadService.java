@@ -13,6 +13,14 @@ public interface ReloadService {
     CompletableFuture<Answer> reload(String configFile);
 
     /**
+     * {@code configFile} is the file in service: naming it reads nothing a plain reload would not,
+     * so it needs no token (see {@link ReloadGuard}).
+     */
+    default boolean inService(String configFile) {
+        return false;
+    }
+
+    /**
      * The outcome: {@code result} applied, refused (the configuration in service stays) or failed;
      * {@code lines} the changes, or the problems of a refused file; {@code restartOnly} the keys
      * whose change waits for a restart.

@@ -52,6 +52,16 @@ public final class ConfigLoader {
 
     /** Loads {@code file} (null: defaults only) layered as -D overrides, file, reference.conf. */
     public static ProxyConfig load(File file) {
+        return load(file, true);
+    }
+
+    /**
+     * As {@link #load(File)}; {@code quoteParseErrors} false for a file named by someone the daemon
+     * answers over the network (a reload's {@code config_file}): the parser's messages quote the
+     * file's first tokens, which for a file that is not a configuration (a key, a token) are its
+     * secret, so only the line is told.
+     */
+    public static ProxyConfig load(File file, boolean quoteParseErrors) {
         Config user = ConfigFactory.empty();
         if (file != null) {
             if (!file.isFile()) {
@@ -65,8 +75,17 @@ public final class ConfigLoader {
                 throw new ConfigException(List.of(new ConfigProblem("include", e.what,
                         "an existing file (" + file.getPath() + " includes it; a missing include is refused, not read as empty)")));
             } catch (com.typesafe.config.ConfigException e) {
+                String why = quoteParseErrors ? e.getMessage()
+                        : "not parsed at line " + (e.origin() == null ? "?" : e.origin().lineNumber())
+                        + "; the parser's words are not repeated for a file named over the admin listener";
                 throw new ConfigException(List.of(new ConfigProblem("config file", file.getPath(),
-                        "valid HOCON (" + e.getMessage() + ")")));
+                        "valid HOCON (" + why + ")")));
+            }
+            if (!user.hasPath("proxy")) {
+                // An empty or foreign file would otherwise load as reference.conf's defaults and
+                // replace every route and listener with none.
+                throw new ConfigException(List.of(new ConfigProblem("config file", file.getPath(),
+                        "a Kodiak configuration: a file that sets proxy { ... } (this one sets no proxy key)")));
             }
         }
         return fromConfig(user);

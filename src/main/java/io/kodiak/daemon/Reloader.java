@@ -60,13 +60,20 @@ final class Reloader {
         this.settingsFile = settingsFile;
     }
 
+    /** {@code named} is the file in service (by its absolute, normalized path). */
+    synchronized boolean inService(File named) {
+        return file != null && file.toPath().toAbsolutePath().normalize().equals(named.toPath().toAbsolutePath().normalize());
+    }
+
     /** Reloads from {@code requested}, or from the file in service when null. */
     synchronized Outcome reload(File requested) {
         File from = requested != null ? requested : file;
         ProxyConfig before = kodiak.config();
         ProxyConfig next;
         try {
-            next = ConfigLoader.load(from);
+            // A file other than the one in service was named over the admin listener: its parse
+            // errors are not quoted back (they would show a file that is not a configuration).
+            next = ConfigLoader.load(from, requested == null || requested.equals(file));
         } catch (ConfigException e) {
             return refused(from, e.getMessage());
         }

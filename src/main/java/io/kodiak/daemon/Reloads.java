@@ -62,6 +62,12 @@ final class Reloads implements ReloadService {
                 thread);
     }
 
+    @Override
+    public boolean inService(String configFile) {
+        Reloader current = reloader;
+        return current != null && current.inService(new File(configFile));
+    }
+
     private Reloader.Outcome reloadOnce(File file) {
         try {
             started.await();

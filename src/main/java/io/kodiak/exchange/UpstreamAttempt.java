@@ -21,6 +21,7 @@ import org.glassfish.grizzly.Connection;
  * a worker lane) are posted to it first.
  */
 final class UpstreamAttempt implements ResponseListener, CompletionHandler<Connection>, StreamWaiter {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(UpstreamAttempt.class);
     private final Exchange exchange;
     private final UpstreamServer server;
     /** A connection of its own, not from the pool (the retry after a stale pooled connection). */
@@ -138,10 +139,13 @@ final class UpstreamAttempt implements ResponseListener, CompletionHandler<Conne
             // for instead, whose failure sends the request to the next server.
             server.pool().discard(handed);
             exchange.attempts().retryFresh(this, "stale_connection");
+        } else if (exchange.attempts().sendsProxyHeader() && !ProxyHeaderSender.openFor(handed, exchange.client().origin())) {
+            // A connection that spoke for another client connection: never used for this one.
+            LOG.error("upstream {}: a connection that sent another client's PROXY header was handed to {}; closed, a new one asked for",
+                    server.authority(), exchange.client().address());
+            server.pool().discard(handed);
+            exchange.attempts().retryFresh(this, "claimed_connection");
         } else {
-            if (exchange.attempts().sendsProxyHeader()) {
-                ProxyHeaderSender.openFor(handed, exchange.client().origin());
-            }
             stream = exchange.protocol().bind(handed, server.pool(), this);
             exchange.onConnected(this);
         }

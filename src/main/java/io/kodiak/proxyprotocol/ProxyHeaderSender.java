@@ -46,16 +46,18 @@ public final class ProxyHeaderSender extends BaseFilter {
 
     /**
      * Before the connection's first write: it carries {@code client}'s exchange. The first claim
-     * stands: a connection that already speaks for a client connection never speaks for another
-     * (the pool hands it to no other, so a second claim is that same client's).
+     * stands: a connection that already speaks for a client connection never speaks for another.
+     * False when it does (the pool hands such a connection to no other client, so this is a
+     * defect elsewhere): the caller must not send on it. Checked always, not by an assertion,
+     * because the cost of a miss is one client's requests under another's address.
      */
-    public static void openFor(Connection<?> connection, ClientOrigin client) {
+    public static boolean openFor(Connection<?> connection, ClientOrigin client) {
         Claim claim = STATE.get(connection);
         if (claim == null) {
             STATE.set(connection, new Claim(client));
-        } else {
-            assert claim.origin == client : "an upstream connection that named one client connection handed to another";
+            return true;
         }
+        return claim.origin == client;
     }
 
     /** The client connection whose header {@code connection} sent (or will send first); null when it names nobody. */

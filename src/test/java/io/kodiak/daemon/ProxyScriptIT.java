@@ -127,8 +127,10 @@ class ProxyScriptIT {
         assertEquals(0, proxy.run("start").exitCode());
         long pid = proxy.pid().orElseThrow();
         String conf = Files.readString(proxy.conf);
+        // The token lets reload -c name another file (the script reads it from the recorded settings).
+        Path token = Files.writeString(proxy.base.resolveSibling("admin.token"), "reload-token-1\n");
         Files.writeString(proxy.conf, conf.replace("routes = [ {", "routes = [ { prefix = \"/b/\", upstream = \""
-                + upstream.url("/status/") + "\" }, {"));
+                + upstream.url("/status/") + "\" }, {") + "\nproxy.admin.token-file = \"" + token + "\"\n");
 
         ProxyScript.Result reloaded = proxy.run("reload");
         assertEquals(0, reloaded.exitCode(), () -> reloaded.output() + "\n--- kodiak.log ---\n" + logTail());

@@ -12,10 +12,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * REVIEW (failing on purpose, 2026-11-29): findings of the independent review of 68b2907..d43f591.
- * Not a fix; each test shows one defect.
+ * Connections kept for their client connections (PROXY headers) never keep another client from a
+ * connection: max-connections is judged by the server's connection budget alone, whose waiters
+ * make kept connections give their place up, on one loop or several. (Found by the review of
+ * 2026-11-29: each loop's Grizzly pool also capped them, and queued the next client where the
+ * budget never saw it, until connect-timeout and a 503.)
  */
-class ReviewPrivateConnectionsTest {
+class PrivateConnectionsBudgetTest {
     private static RawHttp behindBalancer(ProxyHarness proxy) throws Exception {
         return new RawHttp(new Socket("127.0.0.1", proxy.kodiak().listener().port(1)));
     }

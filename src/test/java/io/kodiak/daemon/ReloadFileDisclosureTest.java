@@ -17,17 +17,18 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * REVIEW (failing on purpose, 2026-11-29). POST /reload {"config_file": ...} makes the daemon
- * parse any file it can read as HOCON and answers the parse error, which Typesafe Config words
- * with the file's first tokens: "Key 'SECRET' may not be followed by token: end of file". A
- * loopback caller needs no token, so any local user (or anything that can make a local request:
- * an SSRF in another local service) reads the admin token file, the first 48 base64 characters of
- * a PEM private key, or a key=value secrets file; with the token the same from another host.
+ * POST /reload {"config_file": ...} makes the daemon read a file: a file that is not a
+ * configuration must not come back through the refusal (Typesafe Config words a parse error with
+ * the file's first tokens: "Key 'SECRET' may not be followed by token"). Naming a file takes the
+ * admin token even from loopback, and with the token the parse error names the line only.
+ * (Found by the review of 2026-11-29.)
  */
-class ReviewReloadFileDisclosureTest {
+class ReloadFileDisclosureTest {
     private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -47,7 +48,7 @@ class ReviewReloadFileDisclosureTest {
     }
 
     @Test
-    void aLoopbackCallerReadsTheAdminTokenThroughTheRefusal() throws Exception {
+    void aLoopbackCallerWithoutTheTokenMayNotNameAFile() throws Exception {
         String secret = "s3cr3t-admin-token-XYZ";
         Path token = Files.writeString(dir.resolve("admin.token"), secret + "\n");
         Path file = Files.writeString(dir.resolve("proxy.conf"), "proxy.listener.port = 0\nproxy.admin.port = 0\n"
@@ -69,5 +70,26 @@ class ReviewReloadFileDisclosureTest {
                 .POST(HttpRequest.BodyPublishers.ofString("{\"config_file\":\"" + token + "\"}")).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertFalse(answer.body().contains(secret), "the token file's content came back: " + answer.statusCode() + " " + answer.body());
+        assertEquals(403, answer.statusCode(), answer.body());
+        assertTrue(answer.body().contains("takes the token"), answer.body());
+
+        // With the token, the file is read, and refused without its words.
+        HttpResponse<String> withToken = CLIENT.send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + monitoring.port() + "/reload"))
+                .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                .header("Authorization", "Bearer " + secret)
+                .POST(HttpRequest.BodyPublishers.ofString("{\"config_file\":\"" + token + "\"}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(422, withToken.statusCode(), withToken.body());
+        assertFalse(withToken.body().contains(secret), "the token file's content came back: " + withToken.body());
+        assertTrue(withToken.body().contains("not parsed at line"), withToken.body());
+
+        // A body that is not declared JSON is not taken (a form posted cross-site by a browser).
+        HttpResponse<String> form = CLIENT.send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + monitoring.port() + "/reload"))
+                .timeout(Duration.ofSeconds(10)).header("Content-Type", "text/plain")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"config_file\":\"" + file + "\"}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(400, form.statusCode(), form.body());
     }
 }
