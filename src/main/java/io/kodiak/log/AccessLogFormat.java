@@ -25,6 +25,9 @@ import java.util.Objects;
  * can neither end a quoted field nor start a line.
  */
 public final class AccessLogFormat {
+    /** Each thread's line under construction: one builder reused, not one (and its growth) per line. */
+    private static final ThreadLocal<StringBuilder> LINE = ThreadLocal.withInitial(() -> new StringBuilder(256));
+
     /** Today's line: client, request line, status, bytes in and out, servers tried, upstream and total time (ms), TLS protocol. */
     public static final String DEFAULT = "$remote_addr \"$request_method $request_uri\" $status $request_body_bytes "
             + "$body_bytes_sent $upstream_addr $upstream_response_time_ms $request_time_ms $ssl_protocol";
@@ -175,7 +178,13 @@ public final class AccessLogFormat {
     }
 
     private String text(AccessLogEntry e) {
-        StringBuilder line = new StringBuilder(160);
+        StringBuilder line = LINE.get();
+        if (line.capacity() > 8192) {
+            // A line with a huge field once: not kept for the thread's life.
+            line = new StringBuilder(256);
+            LINE.set(line);
+        }
+        line.setLength(0);
         for (Object part : parts) {
             if (part instanceof String literal) {
                 line.append(literal);
