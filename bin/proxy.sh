@@ -18,16 +18,21 @@ source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib/daemon.sh"
 HOME_DIR=$(cd "$(daemon_script_dir "${BASH_SOURCE[0]}")/.." && pwd)
 JAVA=$(daemon_java 17) || { echo "kodiak: no Java 17 found (JAVA_HOME, /usr/lib/jvm or PATH)" >&2; exit 1; }
 
-# A source checkout (pom.xml beside bin/) builds target/kodiak.jar + target/lib/ when missing, one
+# A source checkout (pom.xml beside bin/) builds target/kodiak.jar + target/lib/ when missing or
+# older than src/main (a checkout that moved on must not run yesterday's classes), one
 # build at a time; tests are not compiled (a half-edited test must not keep the daemon from
 # starting). An unpacked release archive runs lib/ as it is and never builds.
+kodiak_stale() {
+  [ ! -f "$HOME_DIR/target/kodiak.jar" ] || [ ! -d "$HOME_DIR/target/lib" ] \
+    || [ -n "$(find "$HOME_DIR/src/main" "$HOME_DIR/pom.xml" -newer "$HOME_DIR/target/kodiak.jar" -print -quit 2>/dev/null)" ]
+}
 if [ -f "$HOME_DIR/pom.xml" ]; then
-  if [ ! -f "$HOME_DIR/target/kodiak.jar" ] || [ ! -d "$HOME_DIR/target/lib" ]; then
+  if kodiak_stale; then
     command -v mvn >/dev/null || { echo "kodiak: Kodiak is not built and Maven (mvn) is not installed" >&2; exit 1; }
     mkdir -p "$HOME_DIR/target"
     exec 9>"$HOME_DIR/target/.build.lock"
     flock 9
-    if [ ! -f "$HOME_DIR/target/kodiak.jar" ] || [ ! -d "$HOME_DIR/target/lib" ]; then
+    if kodiak_stale; then
       echo "building Kodiak… (output in $HOME_DIR/target/build.log)"
       JAVA_HOME=$(dirname "$(dirname "$(readlink -f "$JAVA")")") mvn -B -q -f "$HOME_DIR/pom.xml" \
         -Dmaven.test.skip=true -DskipTlsSuite=true package >"$HOME_DIR/target/build.log" 2>&1 \
