@@ -109,4 +109,29 @@ class ReloadGuardTest {
         assertNull(nobodyLocal.refusal("POST /reload", loopback, "Bearer " + SECRET));
         assertTrue(warnings().get(0).contains("refused from 127.0.0.1"), warnings().toString());
     }
+
+    /** Refusals cost a caller nothing: the log takes at most ten of them in ten seconds, and counts the rest. */
+    @Test
+    void aFloodOfRefusalsIsLoggedAsAFewLines() throws Exception {
+        AdminToken token = token();
+        ReloadGuard guard = new ReloadGuard(() -> token, address -> false);
+        for (int i = 0; i < 25; i++) {
+            assertNotNull(guard.refusal("POST /reload", remote, "Bearer wrong-" + i));
+        }
+        assertEquals(10, warnings().size(), warnings().toString());
+        assertFalse(warnings().stream().anyMatch(line -> line.contains("wrong-")), "what a caller presented is never logged");
+    }
+
+    /** Naming a file takes the token even from a peer that counts as this host. */
+    @Test
+    void namingAFileTakesTheTokenEvenFromLoopback() throws Exception {
+        AdminToken token = token();
+        ReloadGuard guard = new ReloadGuard(() -> token, address -> true);
+        assertNull(guard.refusal("POST /reload", loopback, null));
+        assertNotNull(guard.refusalWithoutToken("POST /reload with config_file", loopback, null));
+        assertNull(guard.refusalWithoutToken("POST /reload with config_file", loopback, "Bearer " + SECRET));
+        ReloadGuard noToken = new ReloadGuard(() -> null, address -> true);
+        assertTrue(noToken.refusalWithoutToken("POST /reload with config_file", loopback, "Bearer " + SECRET)
+                .contains("no proxy.admin.token-file"));
+    }
 }
