@@ -104,7 +104,12 @@ class DiscoveryTest {
     }
 
     private static List<String> messages(ListAppender<ILoggingEvent> lines, String containing) {
-        return new ArrayList<>(lines.list).stream().filter(e -> e.getLevel() == Level.WARN).map(ILoggingEvent::getFormattedMessage)
+        List<ILoggingEvent> events;
+        synchronized (lines) {
+            // The resolver's thread appends under the appender's lock (AppenderBase.doAppend): copy under it too.
+            events = new ArrayList<>(lines.list);
+        }
+        return events.stream().filter(e -> e.getLevel() == Level.WARN).map(ILoggingEvent::getFormattedMessage)
                 .filter(m -> m.contains(containing)).toList();
     }
 

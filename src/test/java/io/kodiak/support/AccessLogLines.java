@@ -24,9 +24,14 @@ public final class AccessLogLines implements AutoCloseable {
         access.setLevel(Level.INFO);
     }
 
-    /** The lines so far, as formatted. */
+    /**
+     * The lines so far, as formatted. Read under the appender's lock: the loops append under it
+     * (AppenderBase.doAppend), and a read beside an append failed with ConcurrentModificationException.
+     */
     public List<String> lines() {
-        return lines.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+        synchronized (lines) {
+            return lines.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+        }
     }
 
     @Override
