@@ -10,7 +10,7 @@
 # configuration is reloaded once a second, RELOADS times (default 60), alternating between two
 # files that differ in what operators change: the group's servers (9611+9612, then 9612+9613: one
 # added, one removed and drained each time) and the upstream read timeout.
-#   Kodiak  bin/proxy.sh reload -c FILE (the daemon as shipped)
+#   Kodiak  the file copied over the one in service, then bin/proxy.sh reload (the daemon as shipped)
 #   nginx   nginx -s reload (new worker processes; the old ones finish their requests)
 #   HAProxy master-worker mode (-W), SIGUSR2: the master starts a new worker with -sf, the old
 #           one finishes its connections (HAProxy's documented seamless reload)

@@ -25,7 +25,9 @@ conf_name() { if [ "$1" = haproxy ]; then echo "haproxy-$2.cfg"; else echo "$1-$
 proxy_reload() {
   local t=$1 v=$2 dir=$TARGETS_DIR/proxy pid
   case $t in
-    kodiak) PROXY_BASE=$dir "$root/bin/proxy.sh" reload -c "$dir/kodiak-$v.conf" >>"$dir/reloads.log" 2>&1 ;;
+    # As nginx's operators do: the new file over the one in service, then a reload of it (naming
+    # another file would take the admin token).
+    kodiak) cp "$dir/kodiak-$v.conf" "$dir/kodiak.conf" && PROXY_BASE=$dir "$root/bin/proxy.sh" reload >>"$dir/reloads.log" 2>&1 ;;
     nginx) cp "$dir/nginx-$v.conf" "$dir/nginx.conf" && nginx -p "$dir/" -c "$dir/nginx.conf" -s reload >>"$dir/reloads.log" 2>&1 ;;
     haproxy) cp "$dir/haproxy-$v.cfg" "$dir/haproxy.cfg" && pid=$(target_pid proxy) && kill -USR2 "$pid" ;;
   esac

@@ -127,6 +127,10 @@ start_backend grpc "$grpc_port" 256m GrpcEcho server 127.0.0.1 "$grpc_port"
 # rebuilt), its servers' pool size (Kodiak keeps a pool whose settings are unchanged, so this makes
 # each reload open new pools and retire the old ones, draining their busy connections) and the
 # response timeout.
+# reload -c names another file than the one in service, which takes the admin token even from
+# loopback; bin/proxy.sh reads it from the file the settings name.
+printf 'soak-%s\n' "$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')" >"$out/kodiak/admin.token"
+chmod 600 "$out/kodiak/admin.token"
 for variant in a b; do
   if [ $variant = a ]; then fail_timeout=10s response_timeout=30s max_connections=1000; else fail_timeout=9s response_timeout=29s max_connections=999; fi
   cat >"$out/kodiak/proxy-$variant.conf" <<CONF
@@ -151,7 +155,7 @@ proxy {
   upstream { response-timeout = $response_timeout }
   # The request's id (X-Soak-Id) and every server tried: how a failure is tied to the killed server.
   access-log { format = "soak=\$http_x_soak_id \$status up=\$upstream_addr \$request_time_ms \$server_protocol" }
-  admin { enabled = true, port = $admin_port }
+  admin { enabled = true, port = $admin_port, token-file = "$out/kodiak/admin.token" }
   shutdown { grace-period = 10s }
 }
 CONF
@@ -274,9 +278,12 @@ column -t -s $'\t' "$out/outcomes.tsv" | cut -c1-160
 log "report: $out/report.md"
 if $check; then
   unexplained=$(awk -F'\t' 'NR > 1 && $2 == "all" { print $7 }' "$out/outcomes.tsv")
-  if [ -n "$kodiak_gone" ] || [ "$health_misses" -gt 0 ] || [ "${unexplained:-1}" != 0 ] || [ "$rc" != 0 ] || ! $stopped; then
-    echo "soak --check: FAILED (unexplained failures ${unexplained:-unknown}, Kodiak ${kodiak_gone:-up}, /health misses $health_misses, load exit $rc, clean stop $stopped; $out/failures.tsv)" >&2
+  # A reload that did not apply is a failure of the run: the soak is there to exercise them.
+  reloads_failed=$(awk -F'\t' '$2 == "reload" && $3 !~ / rc 0$/' "$out/events.tsv" | wc -l)
+  if [ -n "$kodiak_gone" ] || [ "$health_misses" -gt 0 ] || [ "${unexplained:-1}" != 0 ] || [ "$rc" != 0 ] || ! $stopped \
+    || [ "$reloads_failed" -gt 0 ]; then
+    echo "soak --check: FAILED (unexplained failures ${unexplained:-unknown}, Kodiak ${kodiak_gone:-up}, /health misses $health_misses, load exit $rc, clean stop $stopped, reloads not applied $reloads_failed; $out/failures.tsv, logs/reloads.log)" >&2
     exit 1
   fi
-  echo "soak --check: passed (no unexplained failure, Kodiak up and answering throughout)"
+  echo "soak --check: passed (no unexplained failure, every reload applied, Kodiak up and answering throughout)"
 fi
