@@ -40,15 +40,7 @@ CONF
 nginx_conf() {
   local dir=$1 port
   cat <<CONF
-daemon off;
-worker_processes 2;
-pid $dir/nginx.pid;
-error_log $dir/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $dir/tmp; proxy_temp_path $dir/tmp; fastcgi_temp_path $dir/tmp;
-  uwsgi_temp_path $dir/tmp; scgi_temp_path $dir/tmp;
+$(nginx_head "$dir")
   upstream failover {
 $(for port in "${SERVER_PORTS[@]}"; do echo "    server 127.0.0.1:$port max_fails=1 fail_timeout=10s;"; done)
     keepalive 64;

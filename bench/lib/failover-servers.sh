@@ -61,3 +61,20 @@ wait_for_load() {
     sleep 0.1
   done
 }
+
+# nginx_head DIR: the part of an nginx.conf both benches' nginx shares (one worker pair, files under DIR, no
+# access log), up to the inside of its http block.
+nginx_head() {
+  local dir=$1
+  cat <<CONF
+daemon off;
+worker_processes 2;
+pid $dir/nginx.pid;
+error_log $dir/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $dir/tmp; proxy_temp_path $dir/tmp; fastcgi_temp_path $dir/tmp;
+  uwsgi_temp_path $dir/tmp; scgi_temp_path $dir/tmp;
+CONF
+}

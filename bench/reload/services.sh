@@ -56,15 +56,7 @@ nginx_conf() {   # DIR VARIANT
   local dir=$1 first second timeout
   read -r first second timeout <<<"$(variant_upstream "$2")"
   cat <<CONF
-daemon off;
-worker_processes 2;
-pid $dir/nginx.pid;
-error_log $dir/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $dir/tmp; proxy_temp_path $dir/tmp; fastcgi_temp_path $dir/tmp;
-  uwsgi_temp_path $dir/tmp; scgi_temp_path $dir/tmp;
+$(nginx_head "$dir")
   upstream app {
     server 127.0.0.1:$first;
     server 127.0.0.1:$second;
