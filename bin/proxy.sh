@@ -22,17 +22,13 @@ JAVA=$(daemon_java 17) || { echo "kodiak: no Java 17 found (JAVA_HOME, /usr/lib/
 # older than src/main (a checkout that moved on must not run yesterday's classes), one
 # build at a time; tests are not compiled (a half-edited test must not keep the daemon from
 # starting). An unpacked release archive runs lib/ as it is and never builds.
-kodiak_stale() {
-  [ ! -f "$HOME_DIR/target/kodiak.jar" ] || [ ! -d "$HOME_DIR/target/lib" ] \
-    || [ -n "$(find "$HOME_DIR/src/main" "$HOME_DIR/pom.xml" -newer "$HOME_DIR/target/kodiak.jar" -print -quit 2>/dev/null)" ]
-}
 if [ -f "$HOME_DIR/pom.xml" ]; then
-  if kodiak_stale; then
+  if daemon_jar_stale "$HOME_DIR" "$HOME_DIR/target/kodiak.jar"; then
     command -v mvn >/dev/null || { echo "kodiak: Kodiak is not built and Maven (mvn) is not installed" >&2; exit 1; }
     mkdir -p "$HOME_DIR/target"
     exec 9>"$HOME_DIR/target/.build.lock"
     flock 9
-    if kodiak_stale; then
+    if daemon_jar_stale "$HOME_DIR" "$HOME_DIR/target/kodiak.jar"; then
       echo "building Kodiak… (output in $HOME_DIR/target/build.log)"
       JAVA_HOME=$(dirname "$(dirname "$(readlink -f "$JAVA")")") mvn -B -q -f "$HOME_DIR/pom.xml" \
         -Dmaven.test.skip=true -DskipTlsSuite=true package >"$HOME_DIR/target/build.log" 2>&1 \

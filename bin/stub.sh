@@ -19,16 +19,12 @@ export STUB_BASE=${STUB_BASE:-$REPO_DIR}
 mkdir -p "$STUB_BASE/logs"
 
 # Builds the runnable jar when it is missing or older than the stub's sources, one build at a time.
-stub_stale() {
-  [ ! -f "$STUB_DIR/target/kodiak-stub.jar" ] || [ ! -d "$STUB_DIR/target/lib" ] \
-    || [ -n "$(find "$STUB_DIR/src/main" "$STUB_DIR/pom.xml" -newer "$STUB_DIR/target/kodiak-stub.jar" -print -quit 2>/dev/null)" ]
-}
-if stub_stale; then
+if daemon_jar_stale "$STUB_DIR" "$STUB_DIR/target/kodiak-stub.jar"; then
   command -v mvn >/dev/null || { echo "stub: the stub is not built and Maven (mvn) is not installed" >&2; exit 2; }
   mkdir -p "$STUB_DIR/target"
   exec 9>"$STUB_DIR/target/.build.lock"
   flock 9
-  if stub_stale; then
+  if daemon_jar_stale "$STUB_DIR" "$STUB_DIR/target/kodiak-stub.jar"; then
     echo "building stub… (output in $STUB_BASE/logs/stub-build.log)"
     JAVA_HOME=$(dirname "$(dirname "$(readlink -f "$JAVA")")") mvn -B -f "$STUB_DIR/pom.xml" -DskipTests package \
       >"$STUB_BASE/logs/stub-build.log" 2>&1 \

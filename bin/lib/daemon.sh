@@ -132,6 +132,15 @@ daemon_uptime() {
   ps -o etimes= -p "$pid" 2>/dev/null | tr -d ' '
 }
 
+# daemon_jar_stale MODULE JAR: true when JAR or the lib/ beside it is missing, or when anything in
+# MODULE's src/main or its pom.xml is newer than JAR (a checkout that moved on must not run
+# yesterday's classes).
+daemon_jar_stale() {
+  local module=$1 jar=$2
+  [ ! -f "$jar" ] || [ ! -d "$(dirname "$jar")/lib" ] \
+    || [ -n "$(find "$module/src/main" "$module/pom.xml" -newer "$jar" -print -quit 2>/dev/null)" ]
+}
+
 # Picks a java for the given major version: JAVA_HOME if it matches, else /usr/lib/jvm, else PATH.
 daemon_java() {
   local want=${1:-17} j
